@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+#===- build.sh - Set up, build tilec and compile the example GEMM ---------===#
+#
+# On Debian 12: installs the packages tilec needs that are missing, then
+# configures and builds tilec in build/ and compiles the example kernel.
+# Pass extra CMake options as arguments, e.g. -DCMAKE_BUILD_TYPE=Debug.
+#
+#===----------------------------------------------------------------------===#
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")"
+
+packages=(
+  cmake ninja-build g++ ccache python3
+  llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools lld-22
+  libz3-dev libcli11-dev libfmt-dev googletest libgtest-dev
+)
+
+missing=()
+for package in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null |
+      grep -q "install ok installed"; then
+    missing+=("$package")
+  fi
+done
+if ((${#missing[@]})); then
+  echo "build.sh: installing ${missing[*]}"
+  sudo=""
+  if [[ $(id -u) -ne 0 ]]; then sudo="sudo"; fi
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq \
+    --no-install-recommends "${missing[@]}"
+fi
+
+if [[ ! -x /usr/local/cuda/bin/ptxas ]]; then
+  echo "build.sh: note: no CUDA toolkit at /usr/local/cuda; NVIDIA binaries" \
+       "will not be produced" >&2
+fi
+
+cmake -G Ninja -S . -B build -DCMAKE_BUILD_TYPE=Release "$@"
+cmake --build build
+
+mkdir -p build/examples
+build/bin/tilec-opt examples/gemm.mlir -o build/examples/gemm.mlir
+echo "build.sh: built build/bin/tilec-opt; example: build/examples/gemm.mlir"

@@ -1,0 +1,175 @@
+//===- TileAttrs.td - Memory scopes, enums and layouts -----*- tablegen -*-===//
+//
+// Part of tilec. Attributes of the tile dialect: the memory scope of a
+// buffer, the small enums of tile ops, and the shared and fragment layouts.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILEC_DIALECT_TILE_IR_TILEATTRS_TD
+#define TILEC_DIALECT_TILE_IR_TILEATTRS_TD
+
+include "tilec/Dialect/Tile/IR/TileDialect.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/BuiltinAttributeInterfaces.td"
+include "mlir/IR/EnumAttr.td"
+
+class Tile_Attr<string name, string attrMnemonic, list<Trait> traits = []>
+    : AttrDef<Tile_Dialect, name, traits> {
+  let mnemonic = attrMnemonic;
+}
+
+//===----------------------------------------------------------------------===//
+// Enums
+//
+// Op options are enum properties (printed as bare keywords); only the memory
+// scope, which appears in types, is an attribute.
+//===----------------------------------------------------------------------===//
+
+def Tile_MemoryScope : I32EnumAttr<"MemoryScope",
+    "where a buffer lives", [
+      I32EnumAttrCase<"Global", 0, "global">,
+      I32EnumAttrCase<"Shared", 1, "shared">,
+      I32EnumAttrCase<"Fragment", 2, "fragment">,
+      I32EnumAttrCase<"Local", 3, "local">
+    ]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::tilec::tile";
+}
+
+// Printed and parsed by the dialect as a bare keyword: `#tile.shared`.
+def Tile_MemoryScopeAttr : EnumAttr<Tile_Dialect, Tile_MemoryScope, "scope"> {
+  let summary = "Memory scope of a buffer, used as a memref memory space";
+  let description = [{
+    The memory space of a tile buffer. `#tile.global` is device memory
+    (also what a memref without a memory space means), `#tile.shared` is
+    the block's shared memory, `#tile.fragment` is a tile distributed over
+    the registers of the block's threads by a fragment layout, and
+    `#tile.local` is private to each thread.
+  }];
+}
+
+def Tile_GemmWarpPolicy : I32EnumAttr<"GemmWarpPolicy",
+    "how a gemm partitions its output tile over the block's warps", [
+      I32EnumAttrCase<"Square", 0, "square">,
+      I32EnumAttrCase<"FullRow", 1, "full_row">,
+      I32EnumAttrCase<"FullCol", 2, "full_col">
+    ]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::tilec::tile";
+}
+
+def Tile_ReduceKind : I32EnumAttr<"ReduceKind", "a reduction", [
+      I32EnumAttrCase<"Max", 0, "max">,
+      I32EnumAttrCase<"Min", 1, "min">,
+      I32EnumAttrCase<"Sum", 2, "sum">,
+      I32EnumAttrCase<"AbsMax", 3, "absmax">,
+      I32EnumAttrCase<"AbsSum", 4, "abssum">
+    ]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::tilec::tile";
+}
+
+def Tile_RasterOrder : I32EnumAttr<"RasterOrder",
+    "the order in which swizzled thread blocks walk a panel", [
+      I32EnumAttrCase<"Row", 0, "row">,
+      I32EnumAttrCase<"Col", 1, "col">
+    ]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::tilec::tile";
+}
+
+//===----------------------------------------------------------------------===//
+// Layouts
+//===----------------------------------------------------------------------===//
+
+def Tile_SwizzleAttr : Tile_Attr<"Swizzle", "swizzle"> {
+  let summary = "XOR swizzle of shared-memory offsets";
+  let description = [{
+    Permutes element offsets so that threads reading a column of a tile hit
+    different shared-memory banks: the `bits` bits of the offset starting at
+    bit `base + shift` are XORed into the bits starting at bit `base`.
+
+    ```
+    swizzle(o) = o ^ ((o >> shift) & (((1 << bits) - 1) << base))
+    ```
+
+    This is CuTe's `Swizzle<bits, base, shift>`; on 16-bit elements,
+    `<bits = 3, base = 3, shift = 3>` is the 128-byte swizzle of TMA and
+    wgmma. It is a bijection on any range of `2^(base + shift + bits)`
+    offsets.
+  }];
+  let parameters = (ins "unsigned":$bits, "unsigned":$base, "unsigned":$shift);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// Applies the swizzle to an element offset.
+    int64_t apply(int64_t offset) const;
+  }];
+}
+
+def Tile_SharedLayoutAttr : Tile_Attr<"SharedLayout", "shared_layout"> {
+  let summary = "Maps a logical index of a shared buffer to an offset";
+  let description = [{
+    The layout of a `#tile.shared` buffer of shape `shape`: `map` takes the
+    logical index (one dimension per buffer dimension) to an element offset,
+    and the optional `swizzle` then permutes that offset.
+
+    ```mlir
+    // A 64x64 fp16 tile, rows of 128 bytes, with the 128-byte swizzle.
+    #tile.shared_layout<[64, 64], (d0, d1) -> (d0 * 64 + d1),
+                        swizzle = <bits = 3, base = 3, shift = 3>>
+    ```
+  }];
+  let parameters = (ins
+    ArrayRefParameter<"int64_t", "logical shape">:$shape,
+    "::mlir::AffineMap":$map,
+    OptionalParameter<"SwizzleAttr">:$swizzle
+  );
+  let assemblyFormat =
+      "`<` `[` $shape `]` `,` $map (`,` `swizzle` `=` $swizzle^)? `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The element offset of `index`, swizzle included; std::nullopt if the
+    /// map cannot be evaluated there (division by zero, overflow).
+    std::optional<int64_t> apply(::llvm::ArrayRef<int64_t> index) const;
+  }];
+}
+
+def Tile_FragmentLayoutAttr : Tile_Attr<"FragmentLayout", "fragment_layout"> {
+  let summary = "Maps a logical index of a fragment to a thread and a register";
+  let description = [{
+    The layout of a `#tile.fragment` buffer of shape `shape`, distributed
+    over `threads` threads that each hold `slots` elements in registers.
+    `map` has one dimension per buffer dimension, plus a last dimension for
+    the replica when `replicate` is greater than 1, and two results: the
+    thread that holds the element and the register slot it occupies there.
+    A replicated layout keeps `replicate` copies of each element, as the
+    result of a reduction does when every thread of a row needs it.
+
+    ```mlir
+    // 128 rows over 128 threads, one row of 64 elements per thread.
+    #tile.fragment_layout<[128, 64], threads = 128, slots = 64,
+                          (d0, d1) -> (d0, d1)>
+    ```
+  }];
+  let parameters = (ins
+    ArrayRefParameter<"int64_t", "logical shape">:$shape,
+    "int64_t":$threads,
+    "int64_t":$slots,
+    DefaultValuedParameter<"int64_t", "1">:$replicate,
+    "::mlir::AffineMap":$map
+  );
+  let assemblyFormat = [{
+    `<` `[` $shape `]` `,` `threads` `=` $threads `,` `slots` `=` $slots `,`
+    (`replicate` `=` $replicate^ `,`)? $map `>`
+  }];
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The (thread, slot) that holds replica `replica` of `index`;
+    /// std::nullopt if the map cannot be evaluated there.
+    std::optional<std::pair<int64_t, int64_t>>
+    apply(::llvm::ArrayRef<int64_t> index, int64_t replica = 0) const;
+  }];
+}
+
+#endif // TILEC_DIALECT_TILE_IR_TILEATTRS_TD

@@ -1,0 +1,461 @@
+//===- TileOps.td - Operations of the tile dialect ---------*- tablegen -*-===//
+//
+// Part of tilec. One op per primitive of the .tile language: the kernel
+// launch, buffer allocation, the block-wide tile operations and the loops.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILEC_DIALECT_TILE_IR_TILEOPS_TD
+#define TILEC_DIALECT_TILE_IR_TILEOPS_TD
+
+include "tilec/Dialect/Tile/IR/TileDialect.td"
+include "tilec/Dialect/Tile/IR/TileAttrs.td"
+include "mlir/IR/OpAsmInterface.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Interfaces/LoopLikeInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+// Ops that only make sense for the threads of a block.
+def Tile_InKernel : NativeOpTrait<"InKernel"> {
+  let cppNamespace = "::tilec::tile::OpTrait";
+}
+
+//===----------------------------------------------------------------------===//
+// Kernel
+//===----------------------------------------------------------------------===//
+
+def Tile_KernelOp : Tile_Op<"kernel", [
+    AutomaticAllocationScope,
+    RecursiveMemoryEffects,
+    SingleBlockImplicitTerminator<"YieldOp">]> {
+  let summary = "A grid of thread blocks running the body (T.Kernel)";
+  let description = [{
+    Launches a grid of `grid` blocks (one to three dimensions) of `threads`
+    threads each (one to three dimensions). The body runs once per block;
+    its arguments are the block indices, one per grid dimension. Tile ops
+    in the body act collectively for all threads of the block.
+
+    ```mlir
+    tile.kernel blocks(%bx, %by) in (%gx, %gy) threads(128) {
+      ...
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<Index>:$grid, DenseI64ArrayAttr:$threads);
+  let regions = (region SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+  let skipDefaultBuilders = 1;
+  let builders = [
+    OpBuilder<(ins "::mlir::ValueRange":$grid,
+                   "::llvm::ArrayRef<int64_t>":$threads)>
+  ];
+  let extraClassDeclaration = [{
+    /// The block indices, one per grid dimension.
+    ::mlir::Block::BlockArgListType getBlockIndices() {
+      return getBody().getArguments();
+    }
+    /// The number of threads in a block.
+    int64_t getNumThreads();
+  }];
+}
+
+def Tile_YieldOp : Tile_Op<"yield", [
+    Pure, ReturnLike, Terminator,
+    ParentOneOf<["KernelOp", "ParallelOp", "PipelinedOp", "SerialOp",
+                 "UnrollOp"]>]> {
+  let summary = "Ends the body of a kernel or a loop";
+  let assemblyFormat = "attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
+// Allocation
+//===----------------------------------------------------------------------===//
+
+class Tile_AllocOp<string mnemonic, string scope, list<Trait> traits = []>
+    : Tile_Op<mnemonic, traits # [
+        Tile_InKernel,
+        MemoryEffects<[MemAlloc<AutomaticAllocationScopeResource>]>]> {
+  let results = (outs Res<AnyStaticShapeMemRef, "the new buffer",
+                          [MemAlloc<AutomaticAllocationScopeResource>]>:$buffer);
+  let hasVerifier = 1;
+  code scopeName = scope;
+  let extraClassDeclaration = [{
+    /// The memory scope this op allocates in.
+    static ::tilec::tile::MemoryScope getAllocScope() {
+      return ::tilec::tile::MemoryScope::}] # scope # [{;
+    }
+  }];
+}
+
+def Tile_AllocSharedOp : Tile_AllocOp<"alloc_shared", "Shared"> {
+  let summary = "A buffer in the block's shared memory (T.alloc_shared)";
+  let description = [{
+    ```mlir
+    %A_shared = tile.alloc_shared : memref<128x32xf16, #tile.shared>
+    ```
+    The optional `layout` is the shared layout chosen for the buffer.
+  }];
+  let arguments = (ins OptionalAttr<Tile_SharedLayoutAttr>:$layout);
+  let assemblyFormat = "attr-dict `:` type($buffer)";
+}
+
+def Tile_AllocFragmentOp : Tile_AllocOp<"alloc_fragment", "Fragment"> {
+  let summary = "A tile in the registers of the block's threads "
+                "(T.alloc_fragment)";
+  let description = [{
+    ```mlir
+    %C_local = tile.alloc_fragment : memref<128x128xf32, #tile.fragment>
+    ```
+    The optional `layout` is the fragment layout chosen for the buffer.
+  }];
+  let arguments = (ins OptionalAttr<Tile_FragmentLayoutAttr>:$layout);
+  let assemblyFormat = "attr-dict `:` type($buffer)";
+}
+
+def Tile_AllocLocalOp : Tile_AllocOp<"alloc_local", "Local"> {
+  let summary = "A buffer private to each thread (T.alloc_local)";
+  let description = [{
+    ```mlir
+    %acc = tile.alloc_local : memref<8xf32, #tile.local>
+    ```
+  }];
+  let assemblyFormat = "attr-dict `:` type($buffer)";
+}
+
+def Tile_AllocVarOp : Tile_AllocOp<"alloc_var", "Local"> {
+  let summary = "A scalar variable private to each thread (T.alloc_var)";
+  let description = [{
+    A rank-0 local buffer, optionally initialized. Read and written with
+    `memref.load` and `memref.store`.
+
+    ```mlir
+    %i = tile.alloc_var init(%c0) : memref<i32, #tile.local>
+    ```
+  }];
+  let arguments = (ins Optional<AnyType>:$init);
+  let assemblyFormat = "(`init` `(` $init^ `:` type($init) `)`)? attr-dict "
+                       "`:` type($buffer)";
+}
+
+//===----------------------------------------------------------------------===//
+// Tile operations
+//===----------------------------------------------------------------------===//
+
+def Tile_CopyOp : Tile_Op<"copy", [Tile_InKernel, AttrSizedOperandSegments]> {
+  let summary = "Copies a region of one buffer to a region of another "
+                "(T.copy)";
+  let description = [{
+    Copies the region of `source` that starts at `source_offsets` and spans
+    `source_extents` to the region of `dest` at `dest_offsets` spanning
+    `dest_extents`. The two extents must agree once their unit dimensions
+    are dropped, so `Q[b, s:s+64, h, :]` copies to a 64x128 tile. Elements
+    are converted to the destination's element type. Elements of the
+    source region outside the source buffer read as zero; elements of the
+    destination region outside the destination buffer are not written. A
+    region written without offsets and extents is the whole buffer.
+
+    ```mlir
+    tile.copy %A[%row, %k] [128, 32] to %A_shared
+        : memref<1024x1024xf16>, memref<128x32xf16, #tile.shared>
+    ```
+  }];
+  let arguments = (ins
+    Arg<AnyMemRef, "the buffer read", [MemRead]>:$source,
+    Variadic<Index>:$source_offsets,
+    DenseI64ArrayAttr:$static_source_offsets,
+    DenseI64ArrayAttr:$source_extents,
+    Arg<AnyMemRef, "the buffer written", [MemWrite]>:$dest,
+    Variadic<Index>:$dest_offsets,
+    DenseI64ArrayAttr:$static_dest_offsets,
+    DenseI64ArrayAttr:$dest_extents
+  );
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::llvm::SmallVector<::mlir::OpFoldResult> getMixedSourceOffsets();
+    ::llvm::SmallVector<::mlir::OpFoldResult> getMixedDestOffsets();
+  }];
+}
+
+def Tile_GemmOp : Tile_Op<"gemm", [Tile_InKernel]> {
+  let summary = "Block-wide matrix multiply-accumulate (T.gemm)";
+  let description = [{
+    `C += op(A) * op(B)`, where `op` transposes its operand when
+    `transpose_a` / `transpose_b` is set, so that `op(A)` is MxK, `op(B)`
+    is KxN and `C` is MxN. With `clear_accum`, `C` is zeroed first. `A` is
+    in shared memory or a fragment, `B` in shared memory or a fragment, and
+    the accumulator `C` is a fragment. `policy` says how the MxN tile is
+    split over the block's warps.
+
+    Supported element types (A and B, then C): f16 into f16 or f32; bf16
+    into f32; f32 (computed as tf32) into f32; f8E4M3FN or f8E5M2 into f32;
+    i8 or ui8 into i32.
+
+    ```mlir
+    tile.gemm %A_shared, %B_shared, %C_local transpose_b policy(full_row)
+        : memref<128x32xf16, #tile.shared>, memref<128x32xf16, #tile.shared>,
+          memref<128x128xf32, #tile.fragment>
+    ```
+  }];
+  let arguments = (ins
+    Arg<AnyMemRef, "", [MemRead]>:$a,
+    Arg<AnyMemRef, "", [MemRead]>:$b,
+    Arg<AnyMemRef, "", [MemRead, MemWrite]>:$c,
+    UnitAttr:$transpose_a,
+    UnitAttr:$transpose_b,
+    DefaultValuedProp<EnumProp<Tile_GemmWarpPolicy>,
+                      "::tilec::tile::GemmWarpPolicy::Square">:$policy,
+    UnitAttr:$clear_accum
+  );
+  let assemblyFormat = [{
+    $a `,` $b `,` $c (`transpose_a` $transpose_a^)? (`transpose_b` $transpose_b^)?
+    (`policy` `(` $policy^ `)`)? (`clear_accum` $clear_accum^)? attr-dict
+    `:` type($a) `,` type($b) `,` type($c)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_FillOp : Tile_Op<"fill", [Tile_InKernel]> {
+  let summary = "Sets every element of a buffer to a value (T.fill)";
+  let description = [{
+    ```mlir
+    tile.fill %m_local, %neg_inf : memref<128xf32, #tile.fragment>, f32
+    ```
+  }];
+  let arguments = (ins Arg<AnyMemRef, "", [MemWrite]>:$buffer, AnyType:$value);
+  let assemblyFormat = "$buffer `,` $value attr-dict `:` type($buffer) `,` "
+                       "type($value)";
+  let hasVerifier = 1;
+}
+
+def Tile_ClearOp : Tile_Op<"clear", [Tile_InKernel]> {
+  let summary = "Sets every element of a buffer to zero (T.clear)";
+  let description = [{
+    ```mlir
+    tile.clear %C_local : memref<128x128xf32, #tile.fragment>
+    ```
+  }];
+  let arguments = (ins Arg<AnyMemRef, "", [MemWrite]>:$buffer);
+  let assemblyFormat = "$buffer attr-dict `:` type($buffer)";
+  let hasVerifier = 1;
+}
+
+def Tile_ReduceOp : Tile_Op<"reduce", [Tile_InKernel]> {
+  let summary = "Reduces a buffer along one dimension (T.reduce_*)";
+  let description = [{
+    Reduces `source` along dimension `dim` with `kind` into `dest`, whose
+    shape is the source shape without `dim` (a rank-1 source reduces into
+    a buffer of one element; keeping `dim` with extent 1 is also
+    accepted). With `clear` (the default) the result replaces `dest`;
+    without it, it is combined with what `dest` holds.
+
+    ```mlir
+    tile.reduce max %S_local -> %m_local dim(1) clear(false)
+        : memref<128x64xf32, #tile.fragment>, memref<128xf32, #tile.fragment>
+    ```
+  }];
+  let arguments = (ins
+    EnumProp<Tile_ReduceKind>:$kind,
+    Arg<AnyMemRef, "", [MemRead]>:$source,
+    Arg<AnyMemRef, "", [MemRead, MemWrite]>:$dest,
+    I64Attr:$dim,
+    DefaultValuedAttr<BoolAttr, "true">:$clear
+  );
+  let assemblyFormat = [{
+    $kind $source `->` $dest `dim` `(` $dim `)` (`clear` `(` $clear^ `)`)?
+    attr-dict `:` type($source) `,` type($dest)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_AtomicAddOp : Tile_Op<"atomic_add", [Tile_InKernel]> {
+  let summary = "Atomically adds a value or a tile into a buffer "
+                "(T.atomic_add)";
+  let description = [{
+    Adds `value` to `dest` at `indices` atomically. A scalar value is added
+    to one element; a buffer value is added element-wise to the region of
+    `dest` that starts at `indices` and has the value's shape (with leading
+    unit dimensions when the value has lower rank). Elements outside
+    `dest` are skipped. `dest` is in global or shared memory.
+
+    ```mlir
+    tile.atomic_add %C_local to %C[%row, %col]
+        : memref<128x128xf32, #tile.fragment> to memref<1024x1024xf32>
+    ```
+  }];
+  let arguments = (ins
+    AnyType:$value,
+    Arg<AnyMemRef, "", [MemRead, MemWrite]>:$dest,
+    Variadic<Index>:$indices
+  );
+  let assemblyFormat = [{
+    $value `to` $dest `[` $indices `]` attr-dict `:` type($value) `to`
+    type($dest)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Loops
+//===----------------------------------------------------------------------===//
+
+def Tile_ParallelOp : Tile_Op<"parallel", [
+    Tile_InKernel,
+    RecursiveMemoryEffects,
+    SingleBlockImplicitTerminator<"YieldOp">]> {
+  let summary = "An element-wise loop nest spread over the block's threads "
+                "(T.Parallel)";
+  let description = [{
+    Runs the body for every index of the iteration space `extents`, with
+    the iterations partitioned over the threads of the block. Iterations
+    must be independent. The body's arguments are the indices.
+
+    ```mlir
+    tile.parallel (%i, %j) in (128, 64) {
+      ...
+    }
+    ```
+  }];
+  let arguments = (ins DenseI64ArrayAttr:$extents);
+  let regions = (region SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasRegionVerifier = 1;
+  let skipDefaultBuilders = 1;
+  let builders = [OpBuilder<(ins "::llvm::ArrayRef<int64_t>":$extents)>];
+  let extraClassDeclaration = [{
+    ::mlir::Block::BlockArgListType getInductionVars() {
+      return getBody().getArguments();
+    }
+  }];
+}
+
+class Tile_ForOp<string mnemonic, list<Trait> traits = []>
+    : Tile_Op<mnemonic, traits # [
+        Tile_InKernel,
+        RecursiveMemoryEffects,
+        SingleBlockImplicitTerminator<"YieldOp">]> {
+  let regions = (region SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasRegionVerifier = 1;
+  let skipDefaultBuilders = 1;
+  code forClassDeclaration = [{
+    ::mlir::Value getInductionVar() { return getBody().getArgument(0); }
+  }];
+}
+
+def Tile_SerialOp : Tile_ForOp<"serial"> {
+  let summary = "A sequential loop run by every thread (T.serial, range)";
+  let description = [{
+    ```mlir
+    tile.serial %k = %c0 to %n step %c1 {
+      ...
+    }
+    ```
+  }];
+  let arguments = (ins Index:$lower_bound, Index:$upper_bound, Index:$step);
+  let builders = [OpBuilder<(ins "::mlir::Value":$lowerBound,
+                                 "::mlir::Value":$upperBound,
+                                 "::mlir::Value":$step)>];
+  let hasVerifier = 1;
+  let extraClassDeclaration = forClassDeclaration;
+}
+
+def Tile_UnrollOp : Tile_ForOp<"unroll"> {
+  let summary = "A sequential loop to be fully unrolled (T.unroll)";
+  let description = [{
+    Like `tile.serial`, but its bounds must be constants at lowering time
+    and the loop is unrolled.
+
+    ```mlir
+    tile.unroll %i = %c0 to %c4 step %c1 {
+      ...
+    }
+    ```
+  }];
+  let arguments = (ins Index:$lower_bound, Index:$upper_bound, Index:$step);
+  let builders = [OpBuilder<(ins "::mlir::Value":$lowerBound,
+                                 "::mlir::Value":$upperBound,
+                                 "::mlir::Value":$step)>];
+  let hasVerifier = 1;
+  let extraClassDeclaration = forClassDeclaration;
+}
+
+def Tile_PipelinedOp : Tile_ForOp<"pipelined"> {
+  let summary = "A sequential loop whose copies overlap later iterations "
+                "(T.Pipelined)";
+  let description = [{
+    Runs the body for `lower_bound <= k < upper_bound`. The pipelining pass
+    overlaps the global-to-shared copies of up to `num_stages - 1` later
+    iterations with the compute of the current one; with `num_stages` 0 or
+    1 the loop runs as written. `order` and `stage`, when given, assign
+    each top-level op of the body an issue order and a pipeline stage by
+    hand.
+
+    ```mlir
+    tile.pipelined %k = %c0 to %n stages(3) {
+      ...
+    }
+    ```
+  }];
+  let arguments = (ins
+    Index:$lower_bound, Index:$upper_bound,
+    DefaultValuedAttr<I64Attr, "0">:$num_stages,
+    OptionalAttr<DenseI64ArrayAttr>:$order,
+    OptionalAttr<DenseI64ArrayAttr>:$stage
+  );
+  let builders = [OpBuilder<(ins "::mlir::Value":$lowerBound,
+                                 "::mlir::Value":$upperBound,
+                                 "int64_t":$numStages)>];
+  let hasVerifier = 1;
+  let extraClassDeclaration = forClassDeclaration;
+}
+
+//===----------------------------------------------------------------------===//
+// Annotations
+//===----------------------------------------------------------------------===//
+
+def Tile_UseSwizzleOp : Tile_Op<"use_swizzle", [HasParent<"KernelOp">]> {
+  let summary = "Rasterizes thread blocks in panels for L2 reuse "
+                "(T.use_swizzle)";
+  let description = [{
+    Remaps the block indices of the enclosing kernel so that consecutive
+    blocks walk a panel of `panel_size` rows (`row`) or columns (`col`) of
+    the grid before moving on, which keeps their shared operands in L2.
+    At most one per kernel, before any use of the block indices.
+
+    ```mlir
+    tile.use_swizzle panel(10) order(row)
+    ```
+  }];
+  let arguments = (ins
+    I64Attr:$panel_size,
+    DefaultValuedProp<EnumProp<Tile_RasterOrder>,
+                      "::tilec::tile::RasterOrder::Row">:$order
+  );
+  let assemblyFormat = "`panel` `(` $panel_size `)` (`order` `(` $order^ `)`)? "
+                       "attr-dict";
+  let hasVerifier = 1;
+}
+
+def Tile_AnnotateLayoutOp : Tile_Op<"annotate_layout", [Tile_InKernel]> {
+  let summary = "Fixes the layout of a buffer (T.annotate_layout)";
+  let description = [{
+    Sets the layout of a shared buffer (a `#tile.shared_layout`) or a
+    fragment (a `#tile.fragment_layout`) instead of letting the compiler
+    choose it. The layout's shape must be the buffer's shape.
+
+    ```mlir
+    tile.annotate_layout #tile.shared_layout<[128, 32],
+        (d0, d1) -> (d0 * 32 + d1)> on %A_shared
+        : memref<128x32xf16, #tile.shared>
+    ```
+  }];
+  let arguments = (ins AnyMemRef:$buffer, AnyAttr:$layout);
+  let assemblyFormat = "$layout `on` $buffer attr-dict `:` type($buffer)";
+  let hasVerifier = 1;
+}
+
+#endif // TILEC_DIALECT_TILE_IR_TILEOPS_TD

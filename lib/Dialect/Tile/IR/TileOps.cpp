@@ -1,0 +1,941 @@
+//===- TileOps.cpp - Operations of the tile dialect -----------------------===//
+//
+// Part of tilec. Builders, custom assembly formats and verifiers of the tile
+// ops. Verifier messages name the buffers' scopes and shapes so that a
+// person reading IR produced from a .tile file can find the mistake.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec/Dialect/Tile/IR/TileOps.h"
+
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallBitVector.h"
+
+using namespace mlir;
+using namespace tilec::tile;
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+/// A shape as `128x32`, `?` for a dynamic extent.
+static std::string shapeStr(ArrayRef<int64_t> shape) {
+  if (shape.empty())
+    return "a scalar";
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  llvm::interleave(
+      shape, os,
+      [&](int64_t extent) {
+        if (ShapedType::isDynamic(extent))
+          os << "?";
+        else
+          os << extent;
+      },
+      "x");
+  return text;
+}
+
+/// How a message names the place a buffer lives.
+static StringRef describeScope(std::optional<MemoryScope> scope) {
+  if (!scope)
+    return "an unknown memory space";
+  switch (*scope) {
+  case MemoryScope::Global:
+    return "global memory";
+  case MemoryScope::Shared:
+    return "shared memory";
+  case MemoryScope::Fragment:
+    return "a fragment";
+  case MemoryScope::Local:
+    return "local memory";
+  }
+  llvm_unreachable("unknown memory scope");
+}
+
+static std::optional<MemoryScope> scopeOf(Value buffer) {
+  return getMemoryScope(cast<MemRefType>(buffer.getType()));
+}
+
+static bool isNumeric(Type type) { return isa<IntegerType, FloatType>(type); }
+
+static LogicalResult verifyNumericElements(Operation *op, StringRef what,
+                                           MemRefType type) {
+  if (!isNumeric(type.getElementType()))
+    return op->emitOpError()
+           << what << " must hold integers or floating-point numbers, got "
+           << type.getElementType();
+  return success();
+}
+
+/// `shape` without its unit dimensions.
+static SmallVector<int64_t> dropUnitDims(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> squeezed;
+  for (int64_t extent : shape)
+    if (extent != 1)
+      squeezed.push_back(extent);
+  return squeezed;
+}
+
+LogicalResult tilec::tile::verifyInKernel(Operation *op) {
+  if (!op->getParentOfType<KernelOp>())
+    return op->emitOpError()
+           << "must be inside a tile.kernel (a T.Kernel block)";
+  return success();
+}
+
+/// Fails if `step` is a constant that is not positive.
+static LogicalResult verifyStep(Operation *op, Value step) {
+  APInt value;
+  if (matchPattern(step, m_ConstantInt(&value)) && !value.isStrictlyPositive())
+    return op->emitOpError()
+           << "step must be positive, got " << value.getSExtValue();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// KernelOp
+//===----------------------------------------------------------------------===//
+
+void KernelOp::build(OpBuilder &builder, OperationState &state, ValueRange grid,
+                     ArrayRef<int64_t> threads) {
+  state.addOperands(grid);
+  state.addAttribute(getThreadsAttrName(state.name),
+                     builder.getDenseI64ArrayAttr(threads));
+  Region *body = state.addRegion();
+  Block *block = new Block();
+  body->push_back(block);
+  for (size_t i = 0, e = grid.size(); i < e; ++i)
+    block->addArgument(builder.getIndexType(), state.location);
+  ensureTerminator(*body, builder, state.location);
+}
+
+int64_t KernelOp::getNumThreads() {
+  int64_t total = 1;
+  for (int64_t extent : getThreads())
+    total *= extent;
+  return total;
+}
+
+ParseResult KernelOp::parse(OpAsmParser &parser, OperationState &result) {
+  Type indexType = parser.getBuilder().getIndexType();
+  SmallVector<OpAsmParser::Argument> blockIndices;
+  SmallVector<OpAsmParser::UnresolvedOperand> grid;
+  SmallVector<int64_t> threads;
+  if (parser.parseKeyword("blocks") ||
+      parser.parseArgumentList(blockIndices, OpAsmParser::Delimiter::Paren) ||
+      parser.parseKeyword("in") ||
+      parser.parseOperandList(grid, OpAsmParser::Delimiter::Paren) ||
+      parser.resolveOperands(grid, indexType, result.operands) ||
+      parser.parseKeyword("threads") ||
+      parser.parseCommaSeparatedList(OpAsmParser::Delimiter::Paren, [&] {
+        return parser.parseInteger(threads.emplace_back());
+      }))
+    return failure();
+  result.addAttribute(getThreadsAttrName(result.name),
+                      parser.getBuilder().getDenseI64ArrayAttr(threads));
+  if (parser.parseOptionalAttrDictWithKeyword(result.attributes))
+    return failure();
+  for (OpAsmParser::Argument &arg : blockIndices)
+    arg.type = indexType;
+  Region *body = result.addRegion();
+  if (parser.parseRegion(*body, blockIndices))
+    return failure();
+  ensureTerminator(*body, parser.getBuilder(), result.location);
+  return success();
+}
+
+void KernelOp::print(OpAsmPrinter &p) {
+  p << " blocks(" << getBlockIndices() << ") in (" << getGrid() << ") threads(";
+  llvm::interleaveComma(getThreads(), p);
+  p << ")";
+  p.printOptionalAttrDictWithKeyword((*this)->getAttrs(),
+                                     {getThreadsAttrName()});
+  p << ' ';
+  p.printRegion(getBody(), /*printEntryBlockArgs=*/false,
+                /*printBlockTerminators=*/false);
+}
+
+LogicalResult KernelOp::verify() {
+  if (getGrid().empty() || getGrid().size() > 3)
+    return emitOpError() << "grid must have one to three dimensions, got "
+                         << getGrid().size();
+  ArrayRef<int64_t> threads = getThreads();
+  if (threads.empty() || threads.size() > 3)
+    return emitOpError() << "threads must have one to three dimensions, got "
+                         << threads.size();
+  int64_t total = 1;
+  for (int64_t extent : threads) {
+    if (extent <= 0)
+      return emitOpError() << "thread counts must be positive, got " << extent;
+    total *= extent;
+    if (total > 1024)
+      return emitOpError() << "a block has at most 1024 threads, this one has "
+                           << shapeStr(threads);
+  }
+  return success();
+}
+
+LogicalResult KernelOp::verifyRegions() {
+  Block &body = getBody().front();
+  if (body.getNumArguments() != getGrid().size())
+    return emitOpError() << "has " << body.getNumArguments()
+                         << " block indices for a grid of " << getGrid().size()
+                         << " dimensions";
+  for (BlockArgument arg : body.getArguments())
+    if (!arg.getType().isIndex())
+      return emitOpError() << "block indices must be of index type";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Allocation
+//===----------------------------------------------------------------------===//
+
+static LogicalResult verifyAlloc(Operation *op, MemRefType type,
+                                 MemoryScope scope) {
+  std::optional<MemoryScope> actual = getMemoryScope(type);
+  if (actual != scope)
+    return op->emitOpError()
+           << "result must be a buffer in " << describeScope(scope)
+           << " (memory space #tile." << stringifyMemoryScope(scope)
+           << "), got one in " << describeScope(actual);
+  return verifyNumericElements(op, "a buffer", type);
+}
+
+template <typename LayoutAttr>
+static LogicalResult verifyLayoutShape(Operation *op, LayoutAttr layout,
+                                       MemRefType type) {
+  if (layout && layout.getShape() != type.getShape())
+    return op->emitOpError()
+           << "layout is for a " << shapeStr(layout.getShape())
+           << " buffer but the buffer is " << shapeStr(type.getShape());
+  return success();
+}
+
+LogicalResult AllocSharedOp::verify() {
+  if (failed(verifyAlloc(*this, getType(), getAllocScope())))
+    return failure();
+  return verifyLayoutShape(*this, getLayoutAttr(), getType());
+}
+
+LogicalResult AllocFragmentOp::verify() {
+  if (failed(verifyAlloc(*this, getType(), getAllocScope())))
+    return failure();
+  return verifyLayoutShape(*this, getLayoutAttr(), getType());
+}
+
+LogicalResult AllocLocalOp::verify() {
+  return verifyAlloc(*this, getType(), getAllocScope());
+}
+
+LogicalResult AllocVarOp::verify() {
+  if (failed(verifyAlloc(*this, getType(), getAllocScope())))
+    return failure();
+  if (getType().getRank() != 0)
+    return emitOpError() << "a variable is a rank-0 buffer, got "
+                         << shapeStr(getType().getShape());
+  if (getInit() && getInit().getType() != getType().getElementType())
+    return emitOpError() << "initial value has type " << getInit().getType()
+                         << " but the variable holds "
+                         << getType().getElementType();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// CopyOp
+//===----------------------------------------------------------------------===//
+
+/// Parses an optional region `[offsets] [extents]` after a buffer.
+static ParseResult
+parseOptionalRegion(OpAsmParser &parser,
+                    SmallVectorImpl<OpAsmParser::UnresolvedOperand> &offsets,
+                    DenseI64ArrayAttr &staticOffsets,
+                    SmallVectorImpl<int64_t> &extents, bool &present) {
+  SMLoc loc = parser.getCurrentLocation();
+  if (parseDynamicIndexList(parser, offsets, staticOffsets,
+                            /*valueTypes=*/nullptr,
+                            AsmParser::Delimiter::OptionalSquare))
+    return failure();
+  present = !staticOffsets.empty();
+  if (!present)
+    return success();
+  if (parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&] {
+        return parser.parseInteger(extents.emplace_back());
+      }))
+    return failure();
+  if (extents.empty())
+    return parser.emitError(loc, "a region needs at least one extent");
+  return success();
+}
+
+ParseResult CopyOp::parse(OpAsmParser &parser, OperationState &result) {
+  OpAsmParser::UnresolvedOperand source, dest;
+  SmallVector<OpAsmParser::UnresolvedOperand> sourceOffsets, destOffsets;
+  DenseI64ArrayAttr staticSourceOffsets, staticDestOffsets;
+  SmallVector<int64_t> sourceExtents, destExtents;
+  bool hasSourceRegion, hasDestRegion;
+  MemRefType sourceType, destType;
+  SMLoc typesLoc;
+  if (parser.parseOperand(source) ||
+      parseOptionalRegion(parser, sourceOffsets, staticSourceOffsets,
+                          sourceExtents, hasSourceRegion) ||
+      parser.parseKeyword("to") || parser.parseOperand(dest) ||
+      parseOptionalRegion(parser, destOffsets, staticDestOffsets, destExtents,
+                          hasDestRegion) ||
+      parser.parseOptionalAttrDict(result.attributes) || parser.parseColon() ||
+      parser.getCurrentLocation(&typesLoc) || parser.parseType(sourceType) ||
+      parser.parseComma() || parser.parseType(destType))
+    return failure();
+
+  // A buffer written without a region stands for all of it.
+  Builder &builder = parser.getBuilder();
+  auto wholeBuffer = [&](MemRefType type, DenseI64ArrayAttr &offsets,
+                         SmallVectorImpl<int64_t> &extents) -> ParseResult {
+    if (!type.hasStaticShape())
+      return parser.emitError(typesLoc)
+             << "a whole-buffer copy needs a static shape; give the region "
+                "of "
+             << type << " as [offsets] [extents]";
+    offsets =
+        builder.getDenseI64ArrayAttr(SmallVector<int64_t>(type.getRank(), 0));
+    extents.assign(type.getShape().begin(), type.getShape().end());
+    return success();
+  };
+  if (!hasSourceRegion &&
+      wholeBuffer(sourceType, staticSourceOffsets, sourceExtents))
+    return failure();
+  if (!hasDestRegion && wholeBuffer(destType, staticDestOffsets, destExtents))
+    return failure();
+
+  Type indexType = builder.getIndexType();
+  if (parser.resolveOperand(source, sourceType, result.operands) ||
+      parser.resolveOperands(sourceOffsets, indexType, result.operands) ||
+      parser.resolveOperand(dest, destType, result.operands) ||
+      parser.resolveOperands(destOffsets, indexType, result.operands))
+    return failure();
+
+  Properties &props = result.getOrAddProperties<Properties>();
+  props.static_source_offsets = staticSourceOffsets;
+  props.source_extents = builder.getDenseI64ArrayAttr(sourceExtents);
+  props.static_dest_offsets = staticDestOffsets;
+  props.dest_extents = builder.getDenseI64ArrayAttr(destExtents);
+  props.operandSegmentSizes = {1, static_cast<int32_t>(sourceOffsets.size()), 1,
+                               static_cast<int32_t>(destOffsets.size())};
+  return success();
+}
+
+/// Prints the region of `buffer`, nothing when it is the whole buffer.
+static void printRegion(OpAsmPrinter &p, Operation *op, Value buffer,
+                        OperandRange offsets, ArrayRef<int64_t> staticOffsets,
+                        ArrayRef<int64_t> extents) {
+  p << buffer;
+  auto type = cast<MemRefType>(buffer.getType());
+  bool whole = offsets.empty() &&
+               llvm::all_of(staticOffsets, [](int64_t o) { return o == 0; }) &&
+               type.hasStaticShape() && type.getShape() == extents;
+  if (whole)
+    return;
+  printDynamicIndexList(p, op, offsets, staticOffsets);
+  p << " [";
+  llvm::interleaveComma(extents, p);
+  p << "]";
+}
+
+void CopyOp::print(OpAsmPrinter &p) {
+  p << ' ';
+  printRegion(p, *this, getSource(), getSourceOffsets(),
+              getStaticSourceOffsets(), getSourceExtents());
+  p << " to ";
+  printRegion(p, *this, getDest(), getDestOffsets(), getStaticDestOffsets(),
+              getDestExtents());
+  p.printOptionalAttrDict(
+      (*this)->getAttrs(),
+      {getStaticSourceOffsetsAttrName(), getSourceExtentsAttrName(),
+       getStaticDestOffsetsAttrName(), getDestExtentsAttrName(),
+       getOperandSegmentSizesAttrName()});
+  p << " : " << getSource().getType() << ", " << getDest().getType();
+}
+
+SmallVector<OpFoldResult> CopyOp::getMixedSourceOffsets() {
+  return getMixedValues(getStaticSourceOffsets(), getSourceOffsets(),
+                        getContext());
+}
+
+SmallVector<OpFoldResult> CopyOp::getMixedDestOffsets() {
+  return getMixedValues(getStaticDestOffsets(), getDestOffsets(), getContext());
+}
+
+/// Checks one side of a copy: a region of the right rank, positive extents,
+/// and statically known offsets that stay inside the buffer.
+static LogicalResult verifyCopyRegion(CopyOp op, StringRef side,
+                                      MemRefType type,
+                                      ArrayRef<int64_t> staticOffsets,
+                                      ValueRange offsets,
+                                      ArrayRef<int64_t> extents) {
+  int64_t rank = type.getRank();
+  if (static_cast<int64_t>(staticOffsets.size()) != rank ||
+      static_cast<int64_t>(extents.size()) != rank)
+    return op.emitOpError()
+           << side << " region has " << staticOffsets.size() << " offsets and "
+           << extents.size() << " extents but the " << side
+           << " buffer has rank " << rank;
+  if (failed(verifyListOfOperandsOrIntegers(op, side.str() + " offset", rank,
+                                            staticOffsets, offsets)))
+    return failure();
+  for (auto [dim, offset, extent] : llvm::enumerate(staticOffsets, extents)) {
+    if (extent <= 0)
+      return op.emitOpError()
+             << side << " region extents must be positive, got " << extent
+             << " in dimension " << dim;
+    if (ShapedType::isDynamic(offset))
+      continue;
+    if (offset < 0)
+      return op.emitOpError()
+             << side << " region offset must not be negative, got " << offset
+             << " in dimension " << dim;
+    int64_t size = type.getDimSize(dim);
+    if (!ShapedType::isDynamic(size) && offset + extent > size)
+      return op.emitOpError()
+             << side << " region [" << offset << ", " << offset + extent
+             << ") in dimension " << dim << " is outside the " << side
+             << " buffer, whose extent there is " << size;
+  }
+  return verifyNumericElements(op, side.str() + " buffer", type);
+}
+
+LogicalResult CopyOp::verify() {
+  auto sourceType = cast<MemRefType>(getSource().getType());
+  auto destType = cast<MemRefType>(getDest().getType());
+  if (failed(verifyCopyRegion(*this, "source", sourceType,
+                              getStaticSourceOffsets(), getSourceOffsets(),
+                              getSourceExtents())) ||
+      failed(verifyCopyRegion(*this, "destination", destType,
+                              getStaticDestOffsets(), getDestOffsets(),
+                              getDestExtents())))
+    return failure();
+  SmallVector<int64_t> sourceShape = dropUnitDims(getSourceExtents());
+  SmallVector<int64_t> destShape = dropUnitDims(getDestExtents());
+  if (sourceShape != destShape)
+    return emitOpError() << "copies a " << shapeStr(getSourceExtents())
+                         << " region into a " << shapeStr(getDestExtents())
+                         << " region; the extents must agree once unit "
+                            "dimensions are dropped";
+  if (!scopeOf(getSource()) || !scopeOf(getDest()))
+    return emitOpError() << "buffers must be in a tile memory scope";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// GemmOp
+//===----------------------------------------------------------------------===//
+
+/// Whether a gemm with operands of type `ab` may accumulate into `c`.
+static bool isValidAccumulator(Type ab, Type c) {
+  if (ab.isF16())
+    return c.isF16() || c.isF32();
+  if (ab.isBF16() || ab.isF32() || isa<Float8E4M3FNType, Float8E5M2Type>(ab))
+    return c.isF32();
+  if (ab.isInteger(8))
+    return c.isInteger(32);
+  return false;
+}
+
+static LogicalResult verifyGemmOperand(GemmOp op, StringRef name, Value value,
+                                       ArrayRef<MemoryScope> scopes) {
+  auto type = cast<MemRefType>(value.getType());
+  std::optional<MemoryScope> scope = getMemoryScope(type);
+  if (!scope || !llvm::is_contained(scopes, *scope)) {
+    InFlightDiagnostic diag = op.emitOpError()
+                              << "operand " << name << " must be in ";
+    llvm::interleave(
+        scopes, [&](MemoryScope s) { diag << describeScope(s); },
+        [&] { diag << " or "; });
+    return diag << ", but it is in " << describeScope(scope);
+  }
+  if (type.getRank() != 2 || !type.hasStaticShape())
+    return op.emitOpError() << "operand " << name
+                            << " must be a 2-D buffer of static shape, got "
+                            << shapeStr(type.getShape());
+  return success();
+}
+
+LogicalResult GemmOp::verify() {
+  if (failed(verifyGemmOperand(*this, "A", getA(),
+                               {MemoryScope::Shared, MemoryScope::Fragment})) ||
+      failed(verifyGemmOperand(*this, "B", getB(),
+                               {MemoryScope::Shared, MemoryScope::Fragment})) ||
+      failed(verifyGemmOperand(*this, "C", getC(), {MemoryScope::Fragment})))
+    return failure();
+
+  auto aType = cast<MemRefType>(getA().getType());
+  auto bType = cast<MemRefType>(getB().getType());
+  auto cType = cast<MemRefType>(getC().getType());
+  int64_t m = aType.getDimSize(getTransposeA() ? 1 : 0);
+  int64_t ka = aType.getDimSize(getTransposeA() ? 0 : 1);
+  int64_t kb = bType.getDimSize(getTransposeB() ? 1 : 0);
+  int64_t n = bType.getDimSize(getTransposeB() ? 0 : 1);
+  if (ka != kb)
+    return emitOpError() << "reduction dimensions differ: A"
+                         << (getTransposeA() ? " (transposed)" : "") << " is "
+                         << shapeStr(aType.getShape()) << " (K = " << ka
+                         << ") but B"
+                         << (getTransposeB() ? " (transposed)" : "") << " is "
+                         << shapeStr(bType.getShape()) << " (K = " << kb << ")";
+  if (cType.getDimSize(0) != m || cType.getDimSize(1) != n)
+    return emitOpError() << "accumulator C is " << shapeStr(cType.getShape())
+                         << " but A x B is " << m << "x" << n;
+
+  Type aElem = aType.getElementType(), bElem = bType.getElementType();
+  bool bothFp8 = isa<Float8E4M3FNType, Float8E5M2Type>(aElem) &&
+                 isa<Float8E4M3FNType, Float8E5M2Type>(bElem);
+  if (aElem != bElem && !bothFp8)
+    return emitOpError() << "A holds " << aElem << " but B holds " << bElem
+                         << "; the operands must have the same element type";
+  if (!isValidAccumulator(aElem, cType.getElementType()))
+    return emitOpError() << "cannot accumulate " << aElem << " products in "
+                         << cType.getElementType()
+                         << " (supported: f16 into f16 or f32; bf16, f32, "
+                            "f8E4M3FN and f8E5M2 into f32; i8 into i32)";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// FillOp, ClearOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult FillOp::verify() {
+  auto type = cast<MemRefType>(getBuffer().getType());
+  if (failed(verifyNumericElements(*this, "the buffer", type)))
+    return failure();
+  if (getValue().getType() != type.getElementType())
+    return emitOpError() << "fill value has type " << getValue().getType()
+                         << " but the buffer holds " << type.getElementType();
+  return success();
+}
+
+LogicalResult ClearOp::verify() {
+  return verifyNumericElements(*this, "the buffer",
+                               cast<MemRefType>(getBuffer().getType()));
+}
+
+//===----------------------------------------------------------------------===//
+// ReduceOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReduceOp::verify() {
+  auto sourceType = cast<MemRefType>(getSource().getType());
+  auto destType = cast<MemRefType>(getDest().getType());
+  for (auto [name, value] : {std::make_pair("source", getSource()),
+                             std::make_pair("dest", getDest())}) {
+    std::optional<MemoryScope> scope = scopeOf(value);
+    if (!scope || *scope == MemoryScope::Global)
+      return emitOpError() << name << " must be in a fragment, shared or local "
+                           << "memory, but it is in " << describeScope(scope)
+                           << "; copy it on chip first";
+  }
+  if (!sourceType.hasStaticShape() || !destType.hasStaticShape())
+    return emitOpError() << "buffers must have static shapes";
+  if (failed(verifyNumericElements(*this, "the source", sourceType)))
+    return failure();
+
+  int64_t rank = sourceType.getRank();
+  int64_t dim = getDimAttr().getInt();
+  if (dim < 0 || dim >= rank)
+    return emitOpError() << "dimension " << dim << " is out of range for a "
+                         << "rank-" << rank << " source";
+  SmallVector<int64_t> dropped(sourceType.getShape());
+  dropped.erase(dropped.begin() + dim);
+  if (dropped.empty())
+    dropped.push_back(1);
+  SmallVector<int64_t> kept(sourceType.getShape());
+  kept[dim] = 1;
+  if (destType.getShape() != ArrayRef<int64_t>(dropped) &&
+      destType.getShape() != ArrayRef<int64_t>(kept))
+    return emitOpError() << "reducing a " << shapeStr(sourceType.getShape())
+                         << " source along dimension " << dim << " gives "
+                         << shapeStr(dropped) << ", but the destination is "
+                         << shapeStr(destType.getShape());
+  if (sourceType.getElementType() != destType.getElementType())
+    return emitOpError() << "source holds " << sourceType.getElementType()
+                         << " but the destination holds "
+                         << destType.getElementType();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// AtomicAddOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult AtomicAddOp::verify() {
+  auto destType = cast<MemRefType>(getDest().getType());
+  std::optional<MemoryScope> scope = getMemoryScope(destType);
+  if (scope != MemoryScope::Global && scope != MemoryScope::Shared)
+    return emitOpError() << "destination must be in global or shared memory, "
+                            "but it is in "
+                         << describeScope(scope);
+  Type elem = destType.getElementType();
+  if (!elem.isF16() && !elem.isBF16() && !elem.isF32() && !elem.isF64() &&
+      !elem.isInteger(32) && !elem.isInteger(64))
+    return emitOpError() << "atomic adds into " << elem
+                         << " are not supported (f16, bf16, f32, f64, i32 and "
+                            "i64 are)";
+  if (static_cast<int64_t>(getIndices().size()) != destType.getRank())
+    return emitOpError() << "has " << getIndices().size()
+                         << " indices for a rank-" << destType.getRank()
+                         << " destination";
+
+  auto valueType = dyn_cast<MemRefType>(getValue().getType());
+  if (!valueType) {
+    if (getValue().getType() != elem)
+      return emitOpError() << "value has type " << getValue().getType()
+                           << " but the destination holds " << elem;
+    return success();
+  }
+  if (!valueType.hasStaticShape())
+    return emitOpError() << "a tile value must have a static shape";
+  if (valueType.getRank() > destType.getRank())
+    return emitOpError() << "a " << shapeStr(valueType.getShape())
+                         << " tile does not fit a rank-" << destType.getRank()
+                         << " destination";
+  return verifyNumericElements(*this, "the value", valueType);
+}
+
+//===----------------------------------------------------------------------===//
+// ParallelOp
+//===----------------------------------------------------------------------===//
+
+void ParallelOp::build(OpBuilder &builder, OperationState &state,
+                       ArrayRef<int64_t> extents) {
+  state.addAttribute(getExtentsAttrName(state.name),
+                     builder.getDenseI64ArrayAttr(extents));
+  Region *body = state.addRegion();
+  Block *block = new Block();
+  body->push_back(block);
+  for (size_t i = 0, e = extents.size(); i < e; ++i)
+    block->addArgument(builder.getIndexType(), state.location);
+  ensureTerminator(*body, builder, state.location);
+}
+
+ParseResult ParallelOp::parse(OpAsmParser &parser, OperationState &result) {
+  SmallVector<OpAsmParser::Argument> ivs;
+  SmallVector<int64_t> extents;
+  if (parser.parseArgumentList(ivs, OpAsmParser::Delimiter::Paren) ||
+      parser.parseKeyword("in") ||
+      parser.parseCommaSeparatedList(OpAsmParser::Delimiter::Paren, [&] {
+        return parser.parseInteger(extents.emplace_back());
+      }))
+    return failure();
+  result.addAttribute(getExtentsAttrName(result.name),
+                      parser.getBuilder().getDenseI64ArrayAttr(extents));
+  if (parser.parseOptionalAttrDictWithKeyword(result.attributes))
+    return failure();
+  for (OpAsmParser::Argument &iv : ivs)
+    iv.type = parser.getBuilder().getIndexType();
+  Region *body = result.addRegion();
+  if (parser.parseRegion(*body, ivs))
+    return failure();
+  ensureTerminator(*body, parser.getBuilder(), result.location);
+  return success();
+}
+
+void ParallelOp::print(OpAsmPrinter &p) {
+  p << " (" << getInductionVars() << ") in (";
+  llvm::interleaveComma(getExtents(), p);
+  p << ")";
+  p.printOptionalAttrDictWithKeyword((*this)->getAttrs(),
+                                     {getExtentsAttrName()});
+  p << ' ';
+  p.printRegion(getBody(), /*printEntryBlockArgs=*/false,
+                /*printBlockTerminators=*/false);
+}
+
+LogicalResult ParallelOp::verifyRegions() {
+  ArrayRef<int64_t> extents = getExtents();
+  if (extents.empty())
+    return emitOpError() << "needs at least one dimension";
+  for (int64_t extent : extents)
+    if (extent <= 0)
+      return emitOpError() << "extents must be positive, got " << extent;
+  Block &body = getBody().front();
+  if (body.getNumArguments() != extents.size())
+    return emitOpError() << "has " << body.getNumArguments()
+                         << " induction variables for " << extents.size()
+                         << " dimensions";
+  for (BlockArgument arg : body.getArguments())
+    if (!arg.getType().isIndex())
+      return emitOpError() << "induction variables must be of index type";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// SerialOp, UnrollOp, PipelinedOp
+//===----------------------------------------------------------------------===//
+
+static void buildForBody(OpBuilder &builder, OperationState &state) {
+  Region *body = state.addRegion();
+  Block *block = new Block();
+  body->push_back(block);
+  block->addArgument(builder.getIndexType(), state.location);
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToEnd(block);
+  YieldOp::create(builder, state.location);
+}
+
+/// Parses `%iv = %lb to %ub` and the body's region once the rest is known.
+static ParseResult parseForHeader(OpAsmParser &parser, OperationState &result,
+                                  OpAsmParser::Argument &iv) {
+  Type indexType = parser.getBuilder().getIndexType();
+  OpAsmParser::UnresolvedOperand lb, ub;
+  if (parser.parseArgument(iv) || parser.parseEqual() ||
+      parser.parseOperand(lb) || parser.parseKeyword("to") ||
+      parser.parseOperand(ub) ||
+      parser.resolveOperand(lb, indexType, result.operands) ||
+      parser.resolveOperand(ub, indexType, result.operands))
+    return failure();
+  iv.type = indexType;
+  return success();
+}
+
+template <typename OpTy>
+static ParseResult parseForBody(OpAsmParser &parser, OperationState &result,
+                                OpAsmParser::Argument &iv) {
+  if (parser.parseOptionalAttrDictWithKeyword(result.attributes))
+    return failure();
+  Region *body = result.addRegion();
+  if (parser.parseRegion(*body, {iv}))
+    return failure();
+  OpTy::ensureTerminator(*body, parser.getBuilder(), result.location);
+  return success();
+}
+
+template <typename OpTy>
+static ParseResult parseSteppedFor(OpAsmParser &parser,
+                                   OperationState &result) {
+  OpAsmParser::Argument iv;
+  OpAsmParser::UnresolvedOperand step;
+  if (parseForHeader(parser, result, iv) || parser.parseKeyword("step") ||
+      parser.parseOperand(step) ||
+      parser.resolveOperand(step, parser.getBuilder().getIndexType(),
+                            result.operands))
+    return failure();
+  return parseForBody<OpTy>(parser, result, iv);
+}
+
+template <typename OpTy> static void printSteppedFor(OpAsmPrinter &p, OpTy op) {
+  p << " " << op.getInductionVar() << " = " << op.getLowerBound() << " to "
+    << op.getUpperBound() << " step " << op.getStep();
+  p.printOptionalAttrDictWithKeyword(op->getAttrs());
+  p << ' ';
+  p.printRegion(op.getBody(), /*printEntryBlockArgs=*/false,
+                /*printBlockTerminators=*/false);
+}
+
+static LogicalResult verifyForRegion(Operation *op, Region &body) {
+  Block &block = body.front();
+  if (block.getNumArguments() != 1 || !block.getArgument(0).getType().isIndex())
+    return op->emitOpError() << "body must take one index induction variable";
+  return success();
+}
+
+void SerialOp::build(OpBuilder &builder, OperationState &state,
+                     Value lowerBound, Value upperBound, Value step) {
+  state.addOperands({lowerBound, upperBound, step});
+  buildForBody(builder, state);
+}
+
+ParseResult SerialOp::parse(OpAsmParser &parser, OperationState &result) {
+  return parseSteppedFor<SerialOp>(parser, result);
+}
+
+void SerialOp::print(OpAsmPrinter &p) { printSteppedFor(p, *this); }
+
+LogicalResult SerialOp::verify() { return verifyStep(*this, getStep()); }
+
+LogicalResult SerialOp::verifyRegions() {
+  return verifyForRegion(*this, getBody());
+}
+
+void UnrollOp::build(OpBuilder &builder, OperationState &state,
+                     Value lowerBound, Value upperBound, Value step) {
+  state.addOperands({lowerBound, upperBound, step});
+  buildForBody(builder, state);
+}
+
+ParseResult UnrollOp::parse(OpAsmParser &parser, OperationState &result) {
+  return parseSteppedFor<UnrollOp>(parser, result);
+}
+
+void UnrollOp::print(OpAsmPrinter &p) { printSteppedFor(p, *this); }
+
+LogicalResult UnrollOp::verify() { return verifyStep(*this, getStep()); }
+
+LogicalResult UnrollOp::verifyRegions() {
+  return verifyForRegion(*this, getBody());
+}
+
+void PipelinedOp::build(OpBuilder &builder, OperationState &state,
+                        Value lowerBound, Value upperBound, int64_t numStages) {
+  state.addOperands({lowerBound, upperBound});
+  state.addAttribute(getNumStagesAttrName(state.name),
+                     builder.getI64IntegerAttr(numStages));
+  buildForBody(builder, state);
+}
+
+ParseResult PipelinedOp::parse(OpAsmParser &parser, OperationState &result) {
+  OpAsmParser::Argument iv;
+  if (parseForHeader(parser, result, iv))
+    return failure();
+  Builder &builder = parser.getBuilder();
+  Properties &props = result.getOrAddProperties<Properties>();
+  if (succeeded(parser.parseOptionalKeyword("stages"))) {
+    int64_t stages;
+    if (parser.parseLParen() || parser.parseInteger(stages) ||
+        parser.parseRParen())
+      return failure();
+    props.num_stages = builder.getI64IntegerAttr(stages);
+  }
+  auto parseSchedule = [&](StringRef keyword,
+                           DenseI64ArrayAttr &attr) -> ParseResult {
+    if (failed(parser.parseOptionalKeyword(keyword)))
+      return success();
+    SmallVector<int64_t> values;
+    if (parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&] {
+          return parser.parseInteger(values.emplace_back());
+        }))
+      return failure();
+    attr = builder.getDenseI64ArrayAttr(values);
+    return success();
+  };
+  if (parseSchedule("order", props.order) ||
+      parseSchedule("stage", props.stage))
+    return failure();
+  return parseForBody<PipelinedOp>(parser, result, iv);
+}
+
+void PipelinedOp::print(OpAsmPrinter &p) {
+  p << " " << getInductionVar() << " = " << getLowerBound() << " to "
+    << getUpperBound();
+  if (getNumStagesAttr().getInt() != 0)
+    p << " stages(" << getNumStagesAttr().getInt() << ")";
+  if (std::optional<ArrayRef<int64_t>> order = getOrder()) {
+    p << " order [";
+    llvm::interleaveComma(*order, p);
+    p << "]";
+  }
+  if (std::optional<ArrayRef<int64_t>> stage = getStage()) {
+    p << " stage [";
+    llvm::interleaveComma(*stage, p);
+    p << "]";
+  }
+  p.printOptionalAttrDictWithKeyword(
+      (*this)->getAttrs(),
+      {getNumStagesAttrName(), getOrderAttrName(), getStageAttrName()});
+  p << ' ';
+  p.printRegion(getBody(), /*printEntryBlockArgs=*/false,
+                /*printBlockTerminators=*/false);
+}
+
+LogicalResult PipelinedOp::verify() {
+  int64_t stages = getNumStagesAttr().getInt();
+  if (stages < 0)
+    return emitOpError() << "num_stages must not be negative, got " << stages;
+  if (getOrder().has_value() != getStage().has_value())
+    return emitOpError() << "order and stage must be given together";
+  return success();
+}
+
+LogicalResult PipelinedOp::verifyRegions() {
+  if (failed(verifyForRegion(*this, getBody())))
+    return failure();
+  std::optional<ArrayRef<int64_t>> order = getOrder();
+  std::optional<ArrayRef<int64_t>> stage = getStage();
+  if (!order)
+    return success();
+  // The schedule names each top-level op of the body but the terminator.
+  size_t numOps = getBody().front().getOperations().size() - 1;
+  if (order->size() != numOps || stage->size() != numOps)
+    return emitOpError() << "order and stage must have one entry per "
+                            "statement of the body ("
+                         << numOps << "), got " << order->size() << " and "
+                         << stage->size();
+  llvm::SmallBitVector seen(numOps);
+  for (int64_t position : *order) {
+    if (position < 0 || position >= static_cast<int64_t>(numOps) ||
+        seen.test(position))
+      return emitOpError() << "order must be a permutation of 0.."
+                           << numOps - 1;
+    seen.set(position);
+  }
+  int64_t stages = getNumStagesAttr().getInt();
+  for (int64_t s : *stage)
+    if (s < 0 || s >= std::max<int64_t>(stages, 1))
+      return emitOpError() << "stage " << s << " is outside [0, "
+                           << std::max<int64_t>(stages, 1) << ")";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// UseSwizzleOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult UseSwizzleOp::verify() {
+  if (getPanelSizeAttr().getInt() <= 0)
+    return emitOpError() << "panel size must be positive, got "
+                         << getPanelSizeAttr().getInt();
+  for (Operation &op : *getOperation()->getBlock()) {
+    if (&op == getOperation())
+      break;
+    if (isa<UseSwizzleOp>(op))
+      return emitOpError() << "a kernel takes at most one use_swizzle";
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// AnnotateLayoutOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult AnnotateLayoutOp::verify() {
+  auto type = cast<MemRefType>(getBuffer().getType());
+  std::optional<MemoryScope> scope = getMemoryScope(type);
+  Attribute layout = getLayout();
+  if (scope == MemoryScope::Shared) {
+    auto shared = dyn_cast<SharedLayoutAttr>(layout);
+    if (!shared)
+      return emitOpError() << "a buffer in shared memory takes a "
+                              "#tile.shared_layout, got "
+                           << layout;
+    return verifyLayoutShape(*this, shared, type);
+  }
+  if (scope == MemoryScope::Fragment) {
+    auto fragment = dyn_cast<FragmentLayoutAttr>(layout);
+    if (!fragment)
+      return emitOpError() << "a fragment takes a #tile.fragment_layout, got "
+                           << layout;
+    return verifyLayoutShape(*this, fragment, type);
+  }
+  return emitOpError() << "only buffers in shared memory and fragments have "
+                          "layouts, but this one is in "
+                       << describeScope(scope);
+}
+
+//===----------------------------------------------------------------------===//
+// TableGen'd definitions
+//===----------------------------------------------------------------------===//
+
+#define GET_OP_CLASSES
+#include "tilec/Dialect/Tile/IR/TileOps.cpp.inc"
+
+void TileDialect::registerOps() {
+  addOperations<
+#define GET_OP_LIST
+#include "tilec/Dialect/Tile/IR/TileOps.cpp.inc"
+      >();
+}

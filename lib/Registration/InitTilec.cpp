@@ -1,0 +1,43 @@
+//===- InitTilec.cpp - Register tilec's dialects and passes ---------------===//
+//
+// Part of tilec.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec/InitTilec.h"
+#include "tilec/Dialect/Tile/IR/TileDialect.h"
+
+#include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Index/IR/IndexDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+void tilec::registerDialects(mlir::DialectRegistry &registry) {
+  registry.insert<tile::TileDialect, mlir::affine::AffineDialect,
+                  mlir::amdgpu::AMDGPUDialect, mlir::arith::ArithDialect,
+                  mlir::cf::ControlFlowDialect, mlir::func::FuncDialect,
+                  mlir::gpu::GPUDialect, mlir::index::IndexDialect,
+                  mlir::LLVM::LLVMDialect, mlir::math::MathDialect,
+                  mlir::memref::MemRefDialect, mlir::NVVM::NVVMDialect,
+                  mlir::nvgpu::NVGPUDialect, mlir::ROCDL::ROCDLDialect,
+                  mlir::scf::SCFDialect, mlir::vector::VectorDialect>();
+}
+
+void tilec::registerPasses() {
+  // Canonicalization, CSE, inlining, symbol DCE and the other generic
+  // transformations the pipelines are built from.
+  mlir::registerTransformsPasses();
+}
