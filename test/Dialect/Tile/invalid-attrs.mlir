@@ -86,3 +86,48 @@ func.func private @f() attributes {l = #l}
 
 // expected-error@+1 {{unknown tile attribute 'register'}}
 func.func private @f(memref<4xf32, #tile.register>)
+
+// -----
+
+// expected-error@+1 {{'tile.arg_names' names 1 arguments but the function has 2}}
+func.func private @names(memref<4xf32>, index) attributes {tile.arg_names = ["A"]}
+
+// -----
+
+// expected-error@+1 {{'tile.arg_names' must be an array of strings}}
+func.func private @names(memref<4xf32>) attributes {tile.arg_names = [1]}
+
+// -----
+
+// expected-error@+1 {{'tile.arg_names' belongs on a function}}
+"tile.anything"() {tile.arg_names = ["A"]} : () -> ()
+
+// -----
+
+// expected-error@+1 {{unknown tile attribute 'tile.other' on an operation}}
+func.func private @other() attributes {tile.other}
+
+// -----
+
+// expected-error@+1 {{'tile.dims' of argument 0 has 1 entries for a rank-2 memref}}
+func.func private @dims(memref<?x4xf32> {tile.dims = array<i64: 1>}, index)
+
+// -----
+
+// expected-error@+1 {{'tile.dims' of argument 0 must name an index argument for dynamic dimension 0}}
+func.func private @dims(memref<?x4xf32> {tile.dims = array<i64: 1, -1>}, i32)
+
+// -----
+
+// expected-error@+1 {{'tile.dims' of argument 0 gives dimension 1 an extent argument, but it is static}}
+func.func private @dims(memref<?x4xf32> {tile.dims = array<i64: 1, 1>}, index)
+
+// -----
+
+// expected-error@+1 {{'tile.dims' is an array of i64 on a memref argument}}
+func.func private @dims(f32 {tile.dims = array<i64: 1>}, index)
+
+// -----
+
+// expected-error@+1 {{unknown tile attribute 'tile.other' on an argument}}
+func.func private @dims(f32 {tile.other})

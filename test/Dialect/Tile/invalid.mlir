@@ -676,7 +676,6 @@ func.func @pipelined_order_alone(%n: index) {
   tile.kernel blocks(%a) in (%n) threads(128) {
     // expected-error@+1 {{order and stage must be given together}}
     tile.pipelined %k = %c0 to %n stages(2) order [0] {
-      %x = arith.addi %k, %k : index
     }
   }
   return
@@ -687,9 +686,12 @@ func.func @pipelined_order_alone(%n: index) {
 func.func @pipelined_schedule_size(%n: index) {
   %c0 = arith.constant 0 : index
   tile.kernel blocks(%a) in (%n) threads(128) {
+    %buf = tile.alloc_local : memref<4xf32, #tile.local>
+    %one = arith.constant 1.0 : f32
     // expected-error@+1 {{order and stage must have one entry per statement of the body (1), got 2 and 2}}
     tile.pipelined %k = %c0 to %n stages(2) order [0, 1] stage [0, 1] {
       %x = arith.addi %k, %k : index
+      memref.store %one, %buf[%x] : memref<4xf32, #tile.local>
     }
   }
   return
@@ -700,10 +702,12 @@ func.func @pipelined_schedule_size(%n: index) {
 func.func @pipelined_order_permutation(%n: index) {
   %c0 = arith.constant 0 : index
   tile.kernel blocks(%a) in (%n) threads(128) {
+    %buf = tile.alloc_local : memref<4xf32, #tile.local>
+    %one = arith.constant 1.0 : f32
     // expected-error@+1 {{order must be a permutation of 0..1}}
     tile.pipelined %k = %c0 to %n stages(2) order [1, 1] stage [0, 1] {
-      %x = arith.addi %k, %k : index
-      %y = arith.addi %x, %k : index
+      memref.store %one, %buf[%k] : memref<4xf32, #tile.local>
+      tile.clear %buf : memref<4xf32, #tile.local>
     }
   }
   return
@@ -714,10 +718,12 @@ func.func @pipelined_order_permutation(%n: index) {
 func.func @pipelined_stage_range(%n: index) {
   %c0 = arith.constant 0 : index
   tile.kernel blocks(%a) in (%n) threads(128) {
+    %buf = tile.alloc_local : memref<4xf32, #tile.local>
+    %one = arith.constant 1.0 : f32
     // expected-error@+1 {{stage 2 is outside [0, 2)}}
     tile.pipelined %k = %c0 to %n stages(2) order [0, 1] stage [0, 2] {
-      %x = arith.addi %k, %k : index
-      %y = arith.addi %x, %k : index
+      memref.store %one, %buf[%k] : memref<4xf32, #tile.local>
+      memref.store %one, %buf[%k] : memref<4xf32, #tile.local>
     }
   }
   return

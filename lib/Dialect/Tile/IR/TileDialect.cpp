@@ -8,6 +8,7 @@
 #include "tilec/Dialect/Tile/IR/TileOps.h"
 
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 using namespace mlir;
 using namespace tilec::tile;
@@ -37,4 +38,62 @@ void TileDialect::initialize() {
   registerAttributes();
   registerOps();
   addInterfaces<TileOpAsmInterface>();
+}
+
+LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
+                                                    NamedAttribute attr) {
+  if (attr.getName() != "tile.arg_names")
+    return op->emitError() << "unknown tile attribute '"
+                           << attr.getName().getValue() << "' on an operation";
+  auto function = dyn_cast<FunctionOpInterface>(op);
+  if (!function)
+    return op->emitError() << "'tile.arg_names' belongs on a function";
+  auto names = dyn_cast<ArrayAttr>(attr.getValue());
+  if (!names || !llvm::all_of(names, [](Attribute name) {
+        return isa<StringAttr>(name);
+      }))
+    return op->emitError() << "'tile.arg_names' must be an array of strings";
+  if (names.size() != function.getNumArguments())
+    return op->emitError() << "'tile.arg_names' names " << names.size()
+                           << " arguments but the function has "
+                           << function.getNumArguments();
+  return success();
+}
+
+LogicalResult TileDialect::verifyRegionArgAttribute(Operation *op,
+                                                    unsigned regionIndex,
+                                                    unsigned argIndex,
+                                                    NamedAttribute attr) {
+  if (attr.getName() != "tile.dims")
+    return op->emitError() << "unknown tile attribute '"
+                           << attr.getName().getValue() << "' on an argument";
+  auto function = dyn_cast<FunctionOpInterface>(op);
+  if (!function || regionIndex != 0)
+    return op->emitError() << "'tile.dims' belongs on a function argument";
+  auto dims = dyn_cast<DenseI64ArrayAttr>(attr.getValue());
+  auto type = dyn_cast<MemRefType>(function.getArgumentTypes()[argIndex]);
+  if (!dims || !type)
+    return op->emitError() << "'tile.dims' is an array of i64 on a memref "
+                              "argument";
+  if (static_cast<int64_t>(dims.size()) != type.getRank())
+    return op->emitError() << "'tile.dims' of argument " << argIndex << " has "
+                           << dims.size() << " entries for a rank-"
+                           << type.getRank() << " memref";
+  for (auto [dim, source] : llvm::enumerate(dims.asArrayRef())) {
+    if (!type.isDynamicDim(dim)) {
+      if (source != -1)
+        return op->emitError()
+               << "'tile.dims' of argument " << argIndex << " gives dimension "
+               << dim << " an extent argument, but it is static";
+      continue;
+    }
+    if (source < 0 ||
+        source >= static_cast<int64_t>(function.getNumArguments()) ||
+        !function.getArgumentTypes()[source].isIndex())
+      return op->emitError() << "'tile.dims' of argument " << argIndex
+                             << " must name an index argument for dynamic "
+                                "dimension "
+                             << dim;
+  }
+  return success();
 }

@@ -851,6 +851,29 @@ LogicalResult PipelinedOp::verify() {
   return success();
 }
 
+/// Whether `op` is a statement of a loop body: it writes or allocates
+/// memory, holds regions, or has effects no interface describes.
+static bool isStatement(Operation &op) {
+  if (op.hasTrait<mlir::OpTrait::IsTerminator>())
+    return false;
+  if (op.getNumRegions() != 0)
+    return true;
+  auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+  if (!effects)
+    return true;
+  return effects.hasEffect<MemoryEffects::Write>() ||
+         effects.hasEffect<MemoryEffects::Allocate>() ||
+         effects.hasEffect<MemoryEffects::Free>();
+}
+
+SmallVector<Operation *> PipelinedOp::getStatements() {
+  SmallVector<Operation *> statements;
+  for (Operation &op : getBody().front())
+    if (isStatement(op))
+      statements.push_back(&op);
+  return statements;
+}
+
 LogicalResult PipelinedOp::verifyRegions() {
   if (failed(verifyForRegion(*this, getBody())))
     return failure();
@@ -858,8 +881,7 @@ LogicalResult PipelinedOp::verifyRegions() {
   std::optional<ArrayRef<int64_t>> stage = getStage();
   if (!order)
     return success();
-  // The schedule names each top-level op of the body but the terminator.
-  size_t numOps = getBody().front().getOperations().size() - 1;
+  size_t numOps = getStatements().size();
   if (order->size() != numOps || stage->size() != numOps)
     return emitOpError() << "order and stage must have one entry per "
                             "statement of the body ("

@@ -32,6 +32,12 @@ def Tile_Dialect : Dialect {
     inferred by the compiler or annotated. A `#tile.shared` buffer lives in
     shared memory; its shared layout (`#tile.shared_layout`) maps a logical
     index to an offset, swizzles included.
+
+    Two discardable attributes describe a kernel function's parameters:
+    `tile.arg_names` (on the `func.func`) names every argument as the
+    .tile source did, and `tile.dims` (on a memref argument with dynamic
+    dimensions) gives, for each dimension, the index of the `index`
+    argument that holds its extent, or -1 where the extent is static.
   }];
 
   let dependentDialects = [
@@ -40,6 +46,8 @@ def Tile_Dialect : Dialect {
   ];
 
   let useDefaultAttributePrinterParser = 0;
+  let hasOperationAttrVerify = 1;
+  let hasRegionArgAttrVerify = 1;
   let extraClassDeclaration = [{
     /// Memory scopes print as bare keywords (`#tile.shared`); the other
     /// attributes use their generated formats.

@@ -391,8 +391,10 @@ def Tile_PipelinedOp : Tile_ForOp<"pipelined"> {
     overlaps the global-to-shared copies of up to `num_stages - 1` later
     iterations with the compute of the current one; with `num_stages` 0 or
     1 the loop runs as written. `order` and `stage`, when given, assign
-    each top-level op of the body an issue order and a pipeline stage by
-    hand.
+    each statement of the body an issue order and a pipeline stage by hand.
+    The statements are the body's top-level ops that write memory or hold
+    regions (tile ops, stores, loops, ifs); index arithmetic and loads
+    belong to the statements that use them.
 
     ```mlir
     tile.pipelined %k = %c0 to %n stages(3) {
@@ -410,7 +412,10 @@ def Tile_PipelinedOp : Tile_ForOp<"pipelined"> {
                                  "::mlir::Value":$upperBound,
                                  "int64_t":$numStages)>];
   let hasVerifier = 1;
-  let extraClassDeclaration = forClassDeclaration;
+  let extraClassDeclaration = forClassDeclaration # [{
+    /// The statements that `order` and `stage` refer to, in body order.
+    ::llvm::SmallVector<::mlir::Operation *> getStatements();
+  }];
 }
 
 //===----------------------------------------------------------------------===//
