@@ -40,5 +40,7 @@ cmake -G Ninja -S . -B build -DCMAKE_BUILD_TYPE=Release "$@"
 cmake --build build
 
 mkdir -p build/examples
-build/bin/tilec-opt examples/gemm.mlir -o build/examples/gemm.mlir
-echo "build.sh: built build/bin/tilec-opt; example: build/examples/gemm.mlir"
+build/bin/tilec examples/gemm.tile -D M=4096 -D N=4096 -D K=4096 \
+  -o build/examples/gemm.mlir
+echo "build.sh: built build/bin/tilec; compiled examples/gemm.tile to" \
+     "build/examples/gemm.mlir"

@@ -2,6 +2,7 @@
 # The lit configuration of tilec's regression tests.
 
 import os
+import sys
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -16,6 +17,7 @@ config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.tilec_obj_root, "test")
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%python", sys.executable))
 config.substitutions.append(("%tilec_src_root", config.tilec_src_root))
 config.substitutions.append(("%tilec_obj_root", config.tilec_obj_root))
 
@@ -23,7 +25,10 @@ llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.tilec_tools_dir, config.llvm_tools_dir]
-tools = [ToolSubst("tilec-opt", unresolved="fatal")]
+tools = [
+    ToolSubst("tilec", unresolved="fatal"),
+    ToolSubst("tilec-opt", unresolved="fatal"),
+]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 llvm_config.with_environment("PATH", config.tilec_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)

@@ -1,0 +1,450 @@
+//===- AST.h - Syntax tree of .tile files -----------------------*- C++ -*-===//
+//
+// Part of tilec. The Python subset a .tile file is written in: expressions
+// and statements as the parser produces them, before any evaluation.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILEC_FRONTEND_AST_H
+#define TILEC_FRONTEND_AST_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Casting.h"
+#include "llvm/Support/SMLoc.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tilec::frontend {
+
+//===----------------------------------------------------------------------===//
+// Operators
+//===----------------------------------------------------------------------===//
+
+enum class BinaryOp {
+  Add,
+  Sub,
+  Mul,
+  Div,
+  FloorDiv,
+  Mod,
+  Pow,
+  MatMul,
+  LShift,
+  RShift,
+  BitAnd,
+  BitOr,
+  BitXor,
+};
+
+enum class UnaryOp { Neg, Pos, Invert, Not };
+
+enum class CompareOp { Eq, Ne, Lt, Le, Gt, Ge, In, NotIn, Is, IsNot };
+
+enum class BoolOp { And, Or };
+
+/// How an operator is written in Python: `+`, `//`, `not in`.
+llvm::StringRef spell(BinaryOp op);
+llvm::StringRef spell(UnaryOp op);
+llvm::StringRef spell(CompareOp op);
+llvm::StringRef spell(BoolOp op);
+
+//===----------------------------------------------------------------------===//
+// Expressions
+//===----------------------------------------------------------------------===//
+
+class Expr {
+public:
+  enum class Kind {
+    Name,
+    Int,
+    Float,
+    String,
+    Bool,
+    None,
+    Ellipsis,
+    Tuple,
+    List,
+    Dict,
+    Attribute,
+    Call,
+    Subscript,
+    Slice,
+    Binary,
+    Unary,
+    BoolOp,
+    Compare,
+    IfExp,
+  };
+
+  Expr(Kind kind, llvm::SMLoc loc) : kind(kind), loc(loc) {}
+  virtual ~Expr() = default;
+
+  Kind getKind() const { return kind; }
+  llvm::SMLoc getLoc() const { return loc; }
+
+private:
+  Kind kind;
+  llvm::SMLoc loc;
+};
+
+using ExprPtr = std::unique_ptr<Expr>;
+
+template <Expr::Kind K> class ExprBase : public Expr {
+public:
+  explicit ExprBase(llvm::SMLoc loc) : Expr(K, loc) {}
+  static bool classof(const Expr *e) { return e->getKind() == K; }
+};
+
+class NameExpr : public ExprBase<Expr::Kind::Name> {
+public:
+  NameExpr(llvm::SMLoc loc, std::string name)
+      : ExprBase(loc), name(std::move(name)) {}
+  std::string name;
+};
+
+class IntExpr : public ExprBase<Expr::Kind::Int> {
+public:
+  IntExpr(llvm::SMLoc loc, int64_t value) : ExprBase(loc), value(value) {}
+  int64_t value;
+};
+
+class FloatExpr : public ExprBase<Expr::Kind::Float> {
+public:
+  FloatExpr(llvm::SMLoc loc, double value) : ExprBase(loc), value(value) {}
+  double value;
+};
+
+class StringExpr : public ExprBase<Expr::Kind::String> {
+public:
+  StringExpr(llvm::SMLoc loc, std::string value)
+      : ExprBase(loc), value(std::move(value)) {}
+  std::string value;
+};
+
+class BoolExpr : public ExprBase<Expr::Kind::Bool> {
+public:
+  BoolExpr(llvm::SMLoc loc, bool value) : ExprBase(loc), value(value) {}
+  bool value;
+};
+
+class NoneExpr : public ExprBase<Expr::Kind::None> {
+public:
+  using ExprBase::ExprBase;
+};
+
+class EllipsisExpr : public ExprBase<Expr::Kind::Ellipsis> {
+public:
+  using ExprBase::ExprBase;
+};
+
+class TupleExpr : public ExprBase<Expr::Kind::Tuple> {
+public:
+  TupleExpr(llvm::SMLoc loc, std::vector<ExprPtr> elements)
+      : ExprBase(loc), elements(std::move(elements)) {}
+  std::vector<ExprPtr> elements;
+};
+
+class ListExpr : public ExprBase<Expr::Kind::List> {
+public:
+  ListExpr(llvm::SMLoc loc, std::vector<ExprPtr> elements)
+      : ExprBase(loc), elements(std::move(elements)) {}
+  std::vector<ExprPtr> elements;
+};
+
+class DictExpr : public ExprBase<Expr::Kind::Dict> {
+public:
+  DictExpr(llvm::SMLoc loc, std::vector<ExprPtr> keys,
+           std::vector<ExprPtr> values)
+      : ExprBase(loc), keys(std::move(keys)), values(std::move(values)) {}
+  std::vector<ExprPtr> keys;
+  std::vector<ExprPtr> values;
+};
+
+class AttributeExpr : public ExprBase<Expr::Kind::Attribute> {
+public:
+  AttributeExpr(llvm::SMLoc loc, ExprPtr value, std::string attr,
+                llvm::SMLoc attrLoc)
+      : ExprBase(loc), value(std::move(value)), attr(std::move(attr)),
+        attrLoc(attrLoc) {}
+  ExprPtr value;
+  std::string attr;
+  llvm::SMLoc attrLoc;
+};
+
+struct Keyword {
+  std::string name;
+  llvm::SMLoc loc;
+  ExprPtr value;
+};
+
+class CallExpr : public ExprBase<Expr::Kind::Call> {
+public:
+  CallExpr(llvm::SMLoc loc, ExprPtr callee, std::vector<ExprPtr> args,
+           std::vector<Keyword> keywords)
+      : ExprBase(loc), callee(std::move(callee)), args(std::move(args)),
+        keywords(std::move(keywords)) {}
+  ExprPtr callee;
+  std::vector<ExprPtr> args;
+  std::vector<Keyword> keywords;
+};
+
+/// `value[i, j]`; each index may be a SliceExpr.
+class SubscriptExpr : public ExprBase<Expr::Kind::Subscript> {
+public:
+  SubscriptExpr(llvm::SMLoc loc, ExprPtr value, std::vector<ExprPtr> indices)
+      : ExprBase(loc), value(std::move(value)), indices(std::move(indices)) {}
+  ExprPtr value;
+  std::vector<ExprPtr> indices;
+};
+
+class SliceExpr : public ExprBase<Expr::Kind::Slice> {
+public:
+  SliceExpr(llvm::SMLoc loc, ExprPtr lower, ExprPtr upper, ExprPtr step)
+      : ExprBase(loc), lower(std::move(lower)), upper(std::move(upper)),
+        step(std::move(step)) {}
+  ExprPtr lower, upper, step; // each may be null
+};
+
+class BinaryExpr : public ExprBase<Expr::Kind::Binary> {
+public:
+  BinaryExpr(llvm::SMLoc loc, BinaryOp op, ExprPtr lhs, ExprPtr rhs)
+      : ExprBase(loc), op(op), lhs(std::move(lhs)), rhs(std::move(rhs)) {}
+  BinaryOp op;
+  ExprPtr lhs, rhs;
+};
+
+class UnaryExpr : public ExprBase<Expr::Kind::Unary> {
+public:
+  UnaryExpr(llvm::SMLoc loc, UnaryOp op, ExprPtr operand)
+      : ExprBase(loc), op(op), operand(std::move(operand)) {}
+  UnaryOp op;
+  ExprPtr operand;
+};
+
+class BoolOpExpr : public ExprBase<Expr::Kind::BoolOp> {
+public:
+  BoolOpExpr(llvm::SMLoc loc, BoolOp op, std::vector<ExprPtr> operands)
+      : ExprBase(loc), op(op), operands(std::move(operands)) {}
+  BoolOp op;
+  std::vector<ExprPtr> operands;
+};
+
+/// `a < b <= c`: operands has one more element than ops.
+class CompareExpr : public ExprBase<Expr::Kind::Compare> {
+public:
+  CompareExpr(llvm::SMLoc loc, std::vector<CompareOp> ops,
+              std::vector<ExprPtr> operands, std::vector<llvm::SMLoc> opLocs)
+      : ExprBase(loc), ops(std::move(ops)), operands(std::move(operands)),
+        opLocs(std::move(opLocs)) {}
+  std::vector<CompareOp> ops;
+  std::vector<ExprPtr> operands;
+  std::vector<llvm::SMLoc> opLocs;
+};
+
+/// `then if cond else otherwise`.
+class IfExpr : public ExprBase<Expr::Kind::IfExp> {
+public:
+  IfExpr(llvm::SMLoc loc, ExprPtr cond, ExprPtr then, ExprPtr otherwise)
+      : ExprBase(loc), cond(std::move(cond)), then(std::move(then)),
+        otherwise(std::move(otherwise)) {}
+  ExprPtr cond, then, otherwise;
+};
+
+//===----------------------------------------------------------------------===//
+// Statements
+//===----------------------------------------------------------------------===//
+
+class Stmt;
+using StmtPtr = std::unique_ptr<Stmt>;
+using Block = std::vector<StmtPtr>;
+
+class Stmt {
+public:
+  enum class Kind {
+    Expr,
+    Assign,
+    AugAssign,
+    AnnAssign,
+    If,
+    For,
+    With,
+    FunctionDef,
+    Return,
+    Pass,
+    Break,
+    Continue,
+    Assert,
+    Import,
+  };
+
+  Stmt(Kind kind, llvm::SMLoc loc) : kind(kind), loc(loc) {}
+  virtual ~Stmt() = default;
+
+  Kind getKind() const { return kind; }
+  llvm::SMLoc getLoc() const { return loc; }
+
+private:
+  Kind kind;
+  llvm::SMLoc loc;
+};
+
+template <Stmt::Kind K> class StmtBase : public Stmt {
+public:
+  explicit StmtBase(llvm::SMLoc loc) : Stmt(K, loc) {}
+  static bool classof(const Stmt *s) { return s->getKind() == K; }
+};
+
+class ExprStmt : public StmtBase<Stmt::Kind::Expr> {
+public:
+  ExprStmt(llvm::SMLoc loc, ExprPtr value)
+      : StmtBase(loc), value(std::move(value)) {}
+  ExprPtr value;
+};
+
+/// `a = b = value`.
+class AssignStmt : public StmtBase<Stmt::Kind::Assign> {
+public:
+  AssignStmt(llvm::SMLoc loc, std::vector<ExprPtr> targets, ExprPtr value)
+      : StmtBase(loc), targets(std::move(targets)), value(std::move(value)) {}
+  std::vector<ExprPtr> targets;
+  ExprPtr value;
+};
+
+class AugAssignStmt : public StmtBase<Stmt::Kind::AugAssign> {
+public:
+  AugAssignStmt(llvm::SMLoc loc, ExprPtr target, BinaryOp op, llvm::SMLoc opLoc,
+                ExprPtr value)
+      : StmtBase(loc), target(std::move(target)), op(op), opLoc(opLoc),
+        value(std::move(value)) {}
+  ExprPtr target;
+  BinaryOp op;
+  llvm::SMLoc opLoc;
+  ExprPtr value;
+};
+
+/// `target: annotation [= value]`.
+class AnnAssignStmt : public StmtBase<Stmt::Kind::AnnAssign> {
+public:
+  AnnAssignStmt(llvm::SMLoc loc, ExprPtr target, ExprPtr annotation,
+                ExprPtr value)
+      : StmtBase(loc), target(std::move(target)),
+        annotation(std::move(annotation)), value(std::move(value)) {}
+  ExprPtr target, annotation, value; // value may be null
+};
+
+class IfStmt : public StmtBase<Stmt::Kind::If> {
+public:
+  IfStmt(llvm::SMLoc loc, ExprPtr cond, Block then, Block otherwise)
+      : StmtBase(loc), cond(std::move(cond)), then(std::move(then)),
+        otherwise(std::move(otherwise)) {}
+  ExprPtr cond;
+  Block then, otherwise; // an `elif` is an IfStmt alone in `otherwise`
+};
+
+class ForStmt : public StmtBase<Stmt::Kind::For> {
+public:
+  ForStmt(llvm::SMLoc loc, ExprPtr target, ExprPtr iter, Block body)
+      : StmtBase(loc), target(std::move(target)), iter(std::move(iter)),
+        body(std::move(body)) {}
+  ExprPtr target, iter;
+  Block body;
+};
+
+struct WithItem {
+  ExprPtr context;
+  ExprPtr target; // may be null
+};
+
+class WithStmt : public StmtBase<Stmt::Kind::With> {
+public:
+  WithStmt(llvm::SMLoc loc, std::vector<WithItem> items, Block body)
+      : StmtBase(loc), items(std::move(items)), body(std::move(body)) {}
+  std::vector<WithItem> items;
+  Block body;
+};
+
+struct Parameter {
+  std::string name;
+  llvm::SMLoc loc;
+  ExprPtr annotation;   // may be null
+  ExprPtr defaultValue; // may be null
+};
+
+class FunctionDefStmt : public StmtBase<Stmt::Kind::FunctionDef> {
+public:
+  FunctionDefStmt(llvm::SMLoc loc, std::string name, llvm::SMLoc nameLoc,
+                  std::vector<ExprPtr> decorators,
+                  std::vector<Parameter> params, ExprPtr returns, Block body)
+      : StmtBase(loc), name(std::move(name)), nameLoc(nameLoc),
+        decorators(std::move(decorators)), params(std::move(params)),
+        returns(std::move(returns)), body(std::move(body)) {}
+  std::string name;
+  llvm::SMLoc nameLoc;
+  std::vector<ExprPtr> decorators;
+  std::vector<Parameter> params;
+  ExprPtr returns; // may be null
+  Block body;
+};
+
+class ReturnStmt : public StmtBase<Stmt::Kind::Return> {
+public:
+  ReturnStmt(llvm::SMLoc loc, ExprPtr value)
+      : StmtBase(loc), value(std::move(value)) {}
+  ExprPtr value; // may be null
+};
+
+class PassStmt : public StmtBase<Stmt::Kind::Pass> {
+public:
+  using StmtBase::StmtBase;
+};
+
+class BreakStmt : public StmtBase<Stmt::Kind::Break> {
+public:
+  using StmtBase::StmtBase;
+};
+
+class ContinueStmt : public StmtBase<Stmt::Kind::Continue> {
+public:
+  using StmtBase::StmtBase;
+};
+
+class AssertStmt : public StmtBase<Stmt::Kind::Assert> {
+public:
+  AssertStmt(llvm::SMLoc loc, ExprPtr cond, ExprPtr message)
+      : StmtBase(loc), cond(std::move(cond)), message(std::move(message)) {}
+  ExprPtr cond, message; // message may be null
+};
+
+/// `import a.b as c` (module set, names empty) or `from a.b import x as y`.
+class ImportStmt : public StmtBase<Stmt::Kind::Import> {
+public:
+  struct Alias {
+    std::string name;   // dotted module name, or the imported name
+    std::string asName; // empty when there is no `as`
+    llvm::SMLoc loc;
+  };
+  ImportStmt(llvm::SMLoc loc, std::string fromModule, std::vector<Alias> names)
+      : StmtBase(loc), fromModule(std::move(fromModule)),
+        names(std::move(names)) {}
+  std::string fromModule; // empty for `import ...`
+  std::vector<Alias> names;
+};
+
+/// A parsed .tile file.
+struct Module {
+  Block body;
+};
+
+/// Formats a float the way Python's repr does (`0.5`, `1e-06`, `3.0`).
+std::string formatFloat(double value);
+
+/// Prints the tree in an indented, S-expression-like form (`--emit=ast`).
+void printAST(const Module &module, llvm::raw_ostream &os);
+
+} // namespace tilec::frontend
+
+#endif // TILEC_FRONTEND_AST_H

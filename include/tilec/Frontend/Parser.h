@@ -1,0 +1,95 @@
+//===- Parser.h - Parser for .tile files ------------------------*- C++ -*-===//
+//
+// Part of tilec. A recursive-descent parser for the Python subset of .tile
+// files. It reports every syntax error it finds (resynchronizing at the next
+// statement) and says plainly when a Python construct is not part of .tile.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILEC_FRONTEND_PARSER_H
+#define TILEC_FRONTEND_PARSER_H
+
+#include "tilec/Frontend/AST.h"
+#include "tilec/Frontend/Lexer.h"
+
+#include <deque>
+
+namespace tilec::frontend {
+
+class Parser {
+public:
+  explicit Parser(TileSource &source);
+
+  /// Parses a whole file. Errors are reported through the source; the
+  /// returned module holds every statement that parsed.
+  std::unique_ptr<Module> parseModule();
+
+  /// Parses a buffer that holds one expression (a `-D NAME=VALUE` value).
+  /// Returns null after reporting an error.
+  ExprPtr parseStandaloneExpression();
+
+private:
+  // Tokens.
+  const Token &peek(unsigned ahead = 0);
+  Token consume();
+  bool at(TokenKind kind) { return peek().is(kind); }
+  bool consumeIf(TokenKind kind);
+  /// Consumes a token of `kind` or reports "expected <what>".
+  bool expect(TokenKind kind, llvm::StringRef what);
+  void emitError(llvm::SMLoc loc, const llvm::Twine &message);
+  void errorExpected(llvm::StringRef what);
+  /// Skips to the start of the next statement, and over the indented block
+  /// of a statement that failed in its header.
+  void recover();
+
+  // Statements.
+  void parseBlockContents(Block &block);
+  /// Parses one line's statements (or one compound statement) into block.
+  void parseStatement(Block &block);
+  bool parseSimpleStatements(Block &block);
+  StmtPtr parseSimpleStatement();
+  StmtPtr parseExpressionStatement();
+  bool parseSuite(Block &block);
+  StmtPtr parseDecorated();
+  StmtPtr parseFunctionDef(std::vector<ExprPtr> decorators, llvm::SMLoc loc);
+  StmtPtr parseIf();
+  StmtPtr parseFor();
+  StmtPtr parseWith();
+  StmtPtr parseImport();
+  StmtPtr parseFromImport();
+  bool parseDottedName(std::string &name, llvm::SMLoc &loc);
+  StmtPtr unsupportedStatement(llvm::StringRef what, llvm::StringRef why);
+
+  // Expressions.
+  ExprPtr parseTestList(bool allowStar = false);
+  ExprPtr parseTest();
+  ExprPtr parseOrTest();
+  ExprPtr parseAndTest();
+  ExprPtr parseNotTest();
+  ExprPtr parseComparison();
+  ExprPtr parseBinary(unsigned level);
+  ExprPtr parseFactor();
+  ExprPtr parsePower();
+  ExprPtr parsePrimary();
+  ExprPtr parseAtom();
+  ExprPtr parseParenthesized();
+  ExprPtr parseListDisplay();
+  ExprPtr parseDictDisplay();
+  ExprPtr parseCall(ExprPtr callee);
+  ExprPtr parseSubscript(ExprPtr value);
+  ExprPtr parseSubscriptItem();
+  /// Reports a comprehension at the current `for` and skips past it.
+  ExprPtr rejectComprehension(llvm::SMLoc loc);
+
+  TileSource &source;
+  Lexer lexer;
+  std::deque<Token> lookahead;
+  /// Nesting of expressions and of blocks, bounded so that deep input
+  /// cannot exhaust the stack.
+  unsigned depth = 0;
+  unsigned blockDepth = 0;
+};
+
+} // namespace tilec::frontend
+
+#endif // TILEC_FRONTEND_PARSER_H

@@ -1,0 +1,311 @@
+//===- Sema.h - Compile-time evaluation of .tile files ----------*- C++ -*-===//
+//
+// Part of tilec. The interpreter that runs a parsed .tile file at compile
+// time. Module code, kernel factories and compile-time parameters are
+// evaluated like Python; kernel bodies are evaluated too, but operations on
+// run-time values (block indices, loaded elements) emit tile-dialect IR
+// instead of computing, and the tile primitives (T.copy, T.gemm...) emit
+// their ops. The result is one func.func per kernel.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILEC_FRONTEND_SEMA_H
+#define TILEC_FRONTEND_SEMA_H
+
+#include "tilec/Frontend/Source.h"
+#include "tilec/Frontend/Values.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/StringMap.h"
+
+namespace tilec::frontend {
+
+/// Options of a front-end run.
+struct ImportOptions {
+  /// `-D NAME=VALUE` pairs, in command-line order.
+  std::vector<std::pair<std::string, std::string>> defines;
+  /// Compile only this kernel (all when empty).
+  std::string kernel;
+};
+
+/// Names bound in a module or a function call.
+class Scope {
+public:
+  explicit Scope(std::shared_ptr<Scope> parent = nullptr)
+      : parent(std::move(parent)) {}
+
+  struct Binding {
+    Ref value;
+    /// How many run-time regions (kernel, loops, run-time ifs) enclosed the
+    /// assignment; see Interpreter::assignName.
+    unsigned regionDepth = 0;
+    llvm::SMLoc loc;
+  };
+
+  /// The binding of `name` here or in an enclosing scope.
+  Binding *lookup(llvm::StringRef name);
+  Binding *lookupLocal(llvm::StringRef name);
+  void set(llvm::StringRef name, Ref value, unsigned regionDepth,
+           llvm::SMLoc loc = {});
+  /// Removes the bindings made deeper than `regionDepth` and returns their
+  /// names and locations.
+  std::vector<std::pair<std::string, llvm::SMLoc>>
+  popRegion(unsigned regionDepth);
+  /// Every name visible from here, for suggestions.
+  void collectNames(std::vector<std::string> &names) const;
+
+private:
+  llvm::StringMap<Binding> vars;
+  std::shared_ptr<Scope> parent;
+};
+
+class Interpreter {
+public:
+  Interpreter(TileSource &source, mlir::ModuleOp module,
+              const ImportOptions &options);
+  ~Interpreter();
+
+  /// Runs the module and emits its kernels. Fails if any error was
+  /// reported.
+  mlir::LogicalResult run(const Module &ast);
+
+  //===--------------------------------------------------------------------===//
+  // Services for the builtins
+  //===--------------------------------------------------------------------===//
+
+  TileSource &getSource() { return source; }
+  mlir::MLIRContext *getContext() { return module.getContext(); }
+  mlir::OpBuilder &getBuilder() { return builder; }
+  mlir::Location getLoc(llvm::SMLoc loc) { return source.getLoc(loc); }
+
+  /// Reports an error and returns a poison value, which later uses accept
+  /// silently so that one mistake gives one message.
+  Ref error(llvm::SMLoc loc, const llvm::Twine &message);
+  mlir::InFlightDiagnostic emitError(llvm::SMLoc loc) {
+    return source.emitError(loc);
+  }
+  void emitNote(llvm::SMLoc loc, const llvm::Twine &message);
+
+  /// Whether IR can be emitted here: inside a kernel function's body.
+  bool inFunction() const { return currentFunction != nullptr; }
+  /// Whether code here runs on the GPU: inside a T.Kernel block.
+  bool inKernel() const { return kernelDepth != 0; }
+  /// Fails with a message naming `what` unless inside a T.Kernel block.
+  bool requireKernel(llvm::SMLoc loc, llvm::StringRef what);
+
+  // Constructors of compile-time values.
+  static Ref none();
+  static Ref boolean(bool value);
+  static Ref integer(int64_t value);
+  static Ref floating(double value);
+  static Ref string(std::string value);
+  static Ref tuple(std::vector<Ref> elements, bool isList = false);
+  static Ref poison();
+  static bool isPoison(const Ref &value) {
+    return llvm::isa<PoisonObject>(*value);
+  }
+
+  /// The value of a compile-time int (bools count), if `value` is one.
+  static std::optional<int64_t> getConstInt(const Ref &value);
+  /// The value of a compile-time number, if `value` is one.
+  static std::optional<double> getConstNumber(const Ref &value);
+  /// A dtype given as a dtype object or a string such as "float16".
+  std::optional<DType> getDType(const Ref &value, llvm::SMLoc loc,
+                                llvm::StringRef what);
+  /// The elements of a tuple or list, or of a single value as a 1-tuple.
+  static std::vector<Ref> asSequence(const Ref &value);
+
+  /// Turns an element access into the loaded value; other values are
+  /// returned as they are.
+  Ref load(const Ref &value, llvm::SMLoc loc);
+  /// The current value of a T.alloc_var variable.
+  Ref readVariable(const BufferObject &variable, llvm::SMLoc loc);
+  /// `value` as a run-time scalar (loads elements); errors on anything that
+  /// is not a number.
+  Ref toScalar(const Ref &value, llvm::SMLoc loc);
+  /// An SSA value of `dtype` holding `value` (a compile-time number or a
+  /// run-time scalar), converting as needed.
+  mlir::Value materialize(const Ref &value, const DType &dtype,
+                          llvm::SMLoc loc);
+  /// An `index` SSA value for an integer value.
+  mlir::Value materializeIndex(const Ref &value, llvm::SMLoc loc);
+  /// Converts a run-time value between dtypes.
+  mlir::Value convert(mlir::Value value, const DType &from, const DType &to,
+                      llvm::SMLoc loc);
+  /// The dtype of a number: its own for run-time values, int32 or float32
+  /// for compile-time ones.
+  DType dtypeOf(const Ref &value);
+  /// The dtype an operation on numbers `l` and `r` computes in: a Python
+  /// constant takes the other operand's type (float32 if it is a float and
+  /// the other an integer); otherwise the wider type, floats over integers.
+  DType promote(const Ref &l, const Ref &r);
+
+  /// Python operators on compile-time values, IR on run-time ones.
+  Ref binary(BinaryOp op, const Ref &lhs, const Ref &rhs, llvm::SMLoc loc);
+  Ref unary(UnaryOp op, const Ref &operand, llvm::SMLoc loc);
+  Ref compare(CompareOp op, const Ref &lhs, const Ref &rhs, llvm::SMLoc loc);
+  /// `cond ? a : b` evaluated both ways (arith.select) for run-time `cond`.
+  Ref select(const Ref &cond, const Ref &a, const Ref &b, llvm::SMLoc loc);
+  /// Truth of a compile-time value; std::nullopt for run-time values.
+  std::optional<bool> truth(const Ref &value, llvm::SMLoc loc);
+  /// `value` as an i1 run-time condition.
+  mlir::Value materializeCondition(const Ref &value, llvm::SMLoc loc);
+  /// Converts a value to `dtype` (T.cast): at compile time when it is a
+  /// constant outside a kernel function, as a typed IR value otherwise.
+  Ref cast(const Ref &value, const DType &dtype, llvm::SMLoc loc);
+
+  /// Stores `value` into the element `access` (converting it to the
+  /// buffer's dtype).
+  void store(const AccessObject &access, const Ref &value, llvm::SMLoc loc);
+  /// Builds the access `buffer[indices]` with bounds checks on constants.
+  Ref subscriptBuffer(const std::shared_ptr<const BufferObject> &buffer,
+                      const std::vector<Ref> &indices,
+                      const std::vector<llvm::SMLoc> &locs, llvm::SMLoc loc);
+
+  /// The value T.dynamic dims and tensor shapes refer to in the kernel
+  /// function being emitted.
+  Ref resolveDynamicDim(const DynamicDimObject &dim, llvm::SMLoc loc);
+
+  /// Verifies an op a builtin just created, so that its diagnostics come
+  /// at once and at its source line; a failing op is erased.
+  bool verifyNewOp(mlir::Operation *op);
+
+  /// Calls a function or builtin.
+  Ref call(const Ref &callee, const CallArgs &args, llvm::SMLoc loc);
+
+  /// The `T.const` names of an eager kernel: their -D values.
+  Ref lookupConst(llvm::StringRef name, llvm::SMLoc loc);
+  /// Declares an output tensor of an eager kernel (`T.empty`).
+  Ref declareOutput(std::shared_ptr<const TensorSpecObject> spec,
+                    llvm::SMLoc loc);
+  /// Builds the kernel function of an eager kernel once its tensor
+  /// parameters are known; a no-op in other kernels.
+  bool ensureFunction(llvm::SMLoc loc);
+
+  /// Suggests the closest of `candidates` to `name`, or "".
+  static std::string suggest(llvm::StringRef name,
+                             llvm::ArrayRef<std::string> candidates);
+
+private:
+  friend class StatementRunner;
+
+  enum class Flow { Normal, Return };
+
+  // Statements.
+  Flow execBlock(const Block &block);
+  Flow execStmt(const Stmt &stmt);
+  void execAssign(const AssignStmt &stmt);
+  void execAugAssign(const AugAssignStmt &stmt);
+  void execAnnAssign(const AnnAssignStmt &stmt);
+  Flow execIf(const IfStmt &stmt);
+  Flow execFor(const ForStmt &stmt);
+  Flow execWith(const WithStmt &stmt);
+  void execFunctionDef(const FunctionDefStmt &stmt);
+  void execImport(const ImportStmt &stmt);
+  void execAssert(const AssertStmt &stmt);
+  Flow execRuntimeLoop(const ForStmt &stmt, const IterableObject &iter);
+  Flow execCompileTimeLoop(const ForStmt &stmt, std::vector<Ref> items);
+  /// Runs `block` as the body of a run-time region (loop, kernel, if):
+  /// names first bound inside stay inside.
+  Flow execRegion(const Block &block,
+                  llvm::function_ref<void()> bindTargets = nullptr);
+
+  /// Assigns to a target expression (name, tuple, element).
+  void assign(const Expr &target, const Ref &value, llvm::SMLoc loc);
+  void assignName(const std::string &name, const Ref &value, llvm::SMLoc loc);
+
+  // Expressions.
+  Ref eval(const Expr &expr);
+  Ref evalName(const NameExpr &expr);
+  Ref evalAttribute(const AttributeExpr &expr);
+  Ref evalCall(const CallExpr &expr);
+  Ref evalSubscript(const SubscriptExpr &expr);
+  Ref evalBoolOp(const BoolOpExpr &expr);
+  Ref evalCompare(const CompareExpr &expr);
+  Ref getAttribute(const Ref &value, llvm::StringRef attr, llvm::SMLoc loc);
+  Ref unsupportedOperands(BinaryOp op, const Ref &lhs, const Ref &rhs,
+                          llvm::SMLoc loc);
+
+  // Functions and kernels.
+  /// Calls a user function. `fallback` supplies values for parameters the
+  /// call leaves out, before their defaults (the -D values of a factory).
+  Ref callFunction(
+      const FunctionObject &function, const CallArgs &args, llvm::SMLoc loc,
+      llvm::function_ref<Ref(const Parameter &)> fallback = nullptr);
+  /// Binds the arguments of a call to the parameters of `function` into
+  /// `scope`, see callFunction.
+  bool
+  bindParameters(const FunctionObject &function, const CallArgs &args,
+                 Scope &scope, llvm::SMLoc loc,
+                 llvm::function_ref<Ref(const Parameter &)> fallback = nullptr);
+  void instantiateKernels(const Module &ast);
+  void emitPrimFunc(const FunctionObject &function, llvm::StringRef name,
+                    llvm::SMLoc loc);
+  void emitEagerKernel(const FunctionObject &function, llvm::SMLoc loc);
+  Ref instantiateFactory(const FunctionObject &function, llvm::SMLoc loc);
+  struct KernelParam;
+  bool buildKernelFunction(llvm::StringRef name,
+                           std::vector<KernelParam> &params, Scope &scope,
+                           llvm::SMLoc loc);
+
+  // -D values.
+  void parseDefines();
+  Ref takeDefine(llvm::StringRef name);
+
+  TileSource &source;
+  mlir::ModuleOp module;
+  const ImportOptions &options;
+  mlir::OpBuilder builder;
+
+  std::shared_ptr<Scope> moduleScope;
+  std::shared_ptr<Scope> scope;
+  std::shared_ptr<ModuleObject> tModule;
+  std::shared_ptr<ModuleObject> builtinsModule;
+
+  /// Top-level defs in order, with the function objects they made.
+  std::vector<
+      std::pair<const FunctionDefStmt *, std::shared_ptr<const FunctionObject>>>
+      topLevelDefs;
+
+  struct Define {
+    Ref value;
+    bool used = false;
+  };
+  llvm::MapVector<llvm::StringRef, Define> defines;
+  std::vector<std::unique_ptr<llvm::MemoryBuffer>> defineBuffers;
+
+  /// The kernel function being emitted.
+  struct KernelFunction;
+  KernelFunction *currentFunction = nullptr;
+  /// Nesting of T.Kernel blocks (0 or 1) and of run-time regions.
+  unsigned kernelDepth = 0;
+  unsigned regionDepth = 0;
+  unsigned callDepth = 0;
+  /// Names whose bindings ended with a run-time region, for messages.
+  llvm::StringMap<llvm::SMLoc> expiredNames;
+  /// Iterations run by compile-time loops, bounded to stop runaway input.
+  uint64_t compileTimeSteps = 0;
+  Ref returnValue;
+};
+
+/// Registers the `T` namespace (tilelang.language).
+std::shared_ptr<ModuleObject> createLanguageModule(mlir::MLIRContext *context);
+/// Registers the Python builtins .tile supports (range, len, min, ...).
+std::shared_ptr<ModuleObject> createPythonBuiltins();
+/// The `tilelang` package with its submodules.
+std::shared_ptr<ModuleObject>
+createTilelangModule(std::shared_ptr<ModuleObject> language);
+
+/// Binds the arguments of a builtin call to its parameter names. Missing
+/// optional arguments are null. Reports errors naming `function`.
+bool bindBuiltinArgs(Interpreter &interp, const CallArgs &call,
+                     llvm::StringRef function,
+                     llvm::ArrayRef<llvm::StringRef> names, size_t numRequired,
+                     std::vector<Ref> &values, std::vector<llvm::SMLoc> &locs);
+
+} // namespace tilec::frontend
+
+#endif // TILEC_FRONTEND_SEMA_H

@@ -1,0 +1,56 @@
+//===- Source.h - A .tile file and its diagnostics --------------*- C++ -*-===//
+//
+// Part of tilec. Maps positions in a .tile buffer to MLIR locations and
+// reports front-end diagnostics through MLIR's diagnostic engine, so that
+// they print as `file:line:col: error: ...` with the source line and a caret.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILEC_FRONTEND_SOURCE_H
+#define TILEC_FRONTEND_SOURCE_H
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Location.h"
+#include "llvm/Support/SMLoc.h"
+#include "llvm/Support/SourceMgr.h"
+
+namespace tilec::frontend {
+
+class TileSource {
+public:
+  /// Front ends give up after this many errors.
+  static constexpr unsigned kMaxErrors = 20;
+
+  TileSource(llvm::SourceMgr &sourceMgr, unsigned bufferId,
+             mlir::MLIRContext *context);
+
+  llvm::SourceMgr &getSourceMgr() const { return sourceMgr; }
+
+  llvm::StringRef getBuffer() const;
+  mlir::MLIRContext *getContext() const { return context; }
+
+  /// The `file:line:col` location of a position in the buffer.
+  mlir::Location getLoc(llvm::SMLoc loc) const;
+
+  mlir::InFlightDiagnostic emitError(llvm::SMLoc loc);
+  mlir::InFlightDiagnostic emitWarning(llvm::SMLoc loc);
+
+  unsigned getNumErrors() const { return numErrors; }
+  bool hasErrors() const { return numErrors != 0; }
+  /// True once kMaxErrors errors have been reported; callers stop then.
+  bool tooManyErrors() const { return numErrors >= kMaxErrors; }
+  /// Counts errors reported through another source (a -D value).
+  void addErrors(unsigned count) { numErrors += count; }
+
+private:
+  llvm::SourceMgr &sourceMgr;
+  unsigned bufferId;
+  mlir::MLIRContext *context;
+  mlir::StringAttr fileName;
+  unsigned numErrors = 0;
+};
+
+} // namespace tilec::frontend
+
+#endif // TILEC_FRONTEND_SOURCE_H

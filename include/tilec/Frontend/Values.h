@@ -1,0 +1,300 @@
+//===- Values.h - Values of the .tile evaluator -----------------*- C++ -*-===//
+//
+// Part of tilec. A .tile file is run at compile time: Python values (ints,
+// floats, tuples, functions, dtypes) are computed, and whatever depends on
+// the block indices or on memory becomes IR. A Value is either kind: a
+// compile-time object, or a handle on IR (a runtime scalar, a buffer).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILEC_FRONTEND_VALUES_H
+#define TILEC_FRONTEND_VALUES_H
+
+#include "tilec/Dialect/Tile/IR/TileAttrs.h"
+#include "tilec/Frontend/AST.h"
+
+#include "mlir/IR/Types.h"
+#include "mlir/IR/Value.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <functional>
+#include <map>
+#include <memory>
+
+namespace tilec::frontend {
+
+//===----------------------------------------------------------------------===//
+// Data types
+//===----------------------------------------------------------------------===//
+
+/// A TileLang dtype: its canonical name and the MLIR element type. MLIR
+/// integers are signless; signedness is kept here.
+struct DType {
+  std::string name;
+  mlir::Type type;
+  bool isUnsigned = false;
+
+  bool isFloat() const { return mlir::isa<mlir::FloatType>(type); }
+  bool isInteger() const { return type.isIntOrIndex() && !isBool(); }
+  bool isIndex() const { return type.isIndex(); }
+  bool isBool() const { return type.isInteger(1); }
+  unsigned getWidth() const;
+  bool operator==(const DType &other) const {
+    return type == other.type && isUnsigned == other.isUnsigned;
+  }
+  bool operator!=(const DType &other) const { return !(*this == other); }
+};
+
+/// The dtype named `name` (`float16`, `half`, `int32`, `bool`, ...), or
+/// std::nullopt if there is none.
+std::optional<DType> lookupDType(llvm::StringRef name,
+                                 mlir::MLIRContext *context);
+/// The dtype block indices and loop variables have.
+DType getIndexDType(mlir::MLIRContext *context);
+/// Every dtype name .tile accepts, for suggestions.
+llvm::ArrayRef<llvm::StringRef> getDTypeNames();
+
+//===----------------------------------------------------------------------===//
+// Objects
+//===----------------------------------------------------------------------===//
+
+class Object;
+using Ref = std::shared_ptr<const Object>;
+
+class Object {
+public:
+  enum class Kind {
+    None,
+    Bool,
+    Int,
+    Float,
+    Str,
+    Tuple,
+    Dict,
+    DType,
+    Function,
+    Builtin,
+    Module,
+    Enum,
+    Scalar,
+    Buffer,
+    Access,
+    DynamicDim,
+    TensorSpec,
+    Layout,
+    Iterable,
+    KernelLaunch,
+    PendingTensor,
+    Poison,
+  };
+
+  explicit Object(Kind kind) : kind(kind) {}
+  virtual ~Object() = default;
+  Kind getKind() const { return kind; }
+
+private:
+  Kind kind;
+};
+
+template <Object::Kind K> class ObjectBase : public Object {
+public:
+  ObjectBase() : Object(K) {}
+  static bool classof(const Object *o) { return o->getKind() == K; }
+};
+
+struct NoneObject : ObjectBase<Object::Kind::None> {};
+
+struct BoolObject : ObjectBase<Object::Kind::Bool> {
+  explicit BoolObject(bool value) : value(value) {}
+  bool value;
+};
+
+struct IntObject : ObjectBase<Object::Kind::Int> {
+  explicit IntObject(int64_t value) : value(value) {}
+  int64_t value;
+};
+
+struct FloatObject : ObjectBase<Object::Kind::Float> {
+  explicit FloatObject(double value) : value(value) {}
+  double value;
+};
+
+struct StrObject : ObjectBase<Object::Kind::Str> {
+  explicit StrObject(std::string value) : value(std::move(value)) {}
+  std::string value;
+};
+
+/// A tuple or a list.
+struct TupleObject : ObjectBase<Object::Kind::Tuple> {
+  TupleObject(std::vector<Ref> elements, bool isList)
+      : elements(std::move(elements)), isList(isList) {}
+  std::vector<Ref> elements;
+  bool isList;
+};
+
+struct DictObject : ObjectBase<Object::Kind::Dict> {
+  std::vector<std::pair<Ref, Ref>> entries;
+};
+
+struct DTypeObject : ObjectBase<Object::Kind::DType> {
+  explicit DTypeObject(DType dtype) : dtype(std::move(dtype)) {}
+  DType dtype;
+};
+
+class Scope;
+
+/// A `def`: a kernel (`@T.prim_func`), a kernel factory, an eager
+/// `@tilelang.jit` kernel, a `@T.macro`, or a plain helper.
+struct FunctionObject : ObjectBase<Object::Kind::Function> {
+  const FunctionDefStmt *def = nullptr;
+  std::shared_ptr<Scope> closure;
+  /// Default values, one per parameter (null where there is none).
+  std::vector<Ref> defaults;
+  bool isPrimFunc = false;
+  bool isJit = false;
+  bool isMacro = false;
+};
+
+class Interpreter;
+
+/// A call site as builtins see it.
+struct CallArgs {
+  llvm::SMLoc loc;
+  std::vector<Ref> args;
+  std::vector<llvm::SMLoc> argLocs;
+  std::vector<std::pair<std::string, Ref>> keywords;
+  std::vector<llvm::SMLoc> keywordLocs;
+};
+
+/// A function implemented by the compiler: T.copy, range, len...
+struct BuiltinObject : ObjectBase<Object::Kind::Builtin> {
+  using Handler = std::function<Ref(Interpreter &, const CallArgs &)>;
+  BuiltinObject(std::string name, Handler handler)
+      : name(std::move(name)), handler(std::move(handler)) {}
+  std::string name;
+  Handler handler;
+};
+
+/// A namespace: `T`, `tilelang`, `T.GemmWarpPolicy`.
+struct ModuleObject : ObjectBase<Object::Kind::Module> {
+  explicit ModuleObject(std::string name) : name(std::move(name)) {}
+  std::string name;
+  std::map<std::string, Ref> members;
+};
+
+/// A member of an enum namespace, e.g. T.GemmWarpPolicy.FullRow.
+struct EnumObject : ObjectBase<Object::Kind::Enum> {
+  EnumObject(std::string enumName, std::string name, int64_t value)
+      : enumName(std::move(enumName)), name(std::move(name)), value(value) {}
+  std::string enumName;
+  std::string name;
+  int64_t value;
+};
+
+/// `a + b * c` over index values: the constant and one coefficient per
+/// opaque value. Lets slices like `bx*64:(bx+1)*64` have a known extent.
+struct LinearForm {
+  int64_t constant = 0;
+  llvm::SmallVector<std::pair<mlir::Value, int64_t>> terms;
+};
+
+/// A value known only when the kernel runs: an SSA value and its dtype.
+struct ScalarObject : ObjectBase<Object::Kind::Scalar> {
+  ScalarObject(mlir::Value value, DType dtype,
+               std::optional<LinearForm> linear = std::nullopt)
+      : value(value), dtype(std::move(dtype)), linear(std::move(linear)) {}
+  mlir::Value value;
+  DType dtype;
+  std::optional<LinearForm> linear;
+};
+
+/// A buffer: a kernel tensor parameter or an allocation in a kernel.
+struct BufferObject : ObjectBase<Object::Kind::Buffer> {
+  mlir::Value memref;
+  DType dtype;
+  /// Extents: IntObject or, for dynamic tensor dimensions, ScalarObject.
+  std::vector<Ref> shape;
+  tile::MemoryScope scope = tile::MemoryScope::Global;
+  /// The name it was first assigned to, for messages.
+  mutable std::string name;
+  /// T.alloc_var: reading the name loads the value, assigning stores it.
+  bool isVar = false;
+};
+
+/// `A[i, j]` or `A[i, a:b]` before it is used: an element to load or store,
+/// or the origin and extents of a region for T.copy.
+struct AccessObject : ObjectBase<Object::Kind::Access> {
+  std::shared_ptr<const BufferObject> buffer;
+  /// One per dimension: IntObject or index ScalarObject.
+  std::vector<Ref> offsets;
+  /// One per dimension: the extent of a slice, or std::nullopt for a
+  /// single index.
+  std::vector<std::optional<int64_t>> extents;
+  bool isElement() const {
+    return llvm::all_of(extents, [](auto e) { return !e.has_value(); });
+  }
+};
+
+/// T.dynamic("m"): a tensor dimension known at run time, passed to the
+/// kernel as a scalar argument.
+struct DynamicDimObject : ObjectBase<Object::Kind::DynamicDim> {
+  DynamicDimObject(std::string name, DType dtype)
+      : name(std::move(name)), dtype(std::move(dtype)) {}
+  std::string name;
+  DType dtype;
+};
+
+/// T.Tensor(shape, dtype) / T.Buffer(...): the type of a tensor parameter.
+struct TensorSpecObject : ObjectBase<Object::Kind::TensorSpec> {
+  /// IntObject or DynamicDimObject per dimension.
+  std::vector<Ref> shape;
+  DType dtype;
+};
+
+/// A layout for T.annotate_layout.
+struct LayoutObject : ObjectBase<Object::Kind::Layout> {
+  explicit LayoutObject(mlir::Attribute layout) : layout(layout) {}
+  mlir::Attribute layout;
+};
+
+/// What a for loop iterates over in a kernel: T.Parallel, T.Pipelined,
+/// T.serial, T.unroll or range.
+struct IterableObject : ObjectBase<Object::Kind::Iterable> {
+  enum class LoopKind { Parallel, Pipelined, Serial, Unroll };
+  LoopKind loopKind;
+  /// Parallel: the extents. Others: start, stop and (serial) step, each an
+  /// IntObject or ScalarObject.
+  std::vector<int64_t> extents;
+  Ref start, stop, step;
+  int64_t numStages = 0;
+  std::optional<std::vector<int64_t>> order, stage;
+  /// For `range` outside a kernel, which runs at compile time.
+  bool compileTimeRange = false;
+};
+
+/// T.Kernel(...): the grid and block shape of a launch.
+struct KernelLaunchObject : ObjectBase<Object::Kind::KernelLaunch> {
+  std::vector<Ref> grid;
+  std::vector<int64_t> threads;
+  llvm::SMLoc loc;
+};
+
+/// A parameter of an eager `@tilelang.jit` kernel not yet given a tensor
+/// type by an annotation in the body.
+struct PendingTensorObject : ObjectBase<Object::Kind::PendingTensor> {
+  explicit PendingTensorObject(std::string name) : name(std::move(name)) {}
+  std::string name;
+};
+
+/// The result of an expression that failed: using it reports nothing more.
+struct PoisonObject : ObjectBase<Object::Kind::Poison> {};
+
+/// How a message names the type of a value: `int`, `tuple`, `buffer`.
+llvm::StringRef getTypeName(const Object &object);
+
+/// Python's repr of a compile-time value, for messages.
+std::string repr(const Object &object);
+
+} // namespace tilec::frontend
+
+#endif // TILEC_FRONTEND_VALUES_H

@@ -1,0 +1,433 @@
+//===- AST.cpp - Syntax tree of .tile files -------------------------------===//
+//
+// Part of tilec. Operator spellings and the `--emit=ast` printer, which
+// writes expressions fully parenthesized so tests can see how they grouped.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec/Frontend/AST.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/Twine.h"
+#include <cstdio>
+#include <cstdlib>
+
+using namespace tilec::frontend;
+using llvm::StringRef;
+
+StringRef tilec::frontend::spell(BinaryOp op) {
+  switch (op) {
+  case BinaryOp::Add:
+    return "+";
+  case BinaryOp::Sub:
+    return "-";
+  case BinaryOp::Mul:
+    return "*";
+  case BinaryOp::Div:
+    return "/";
+  case BinaryOp::FloorDiv:
+    return "//";
+  case BinaryOp::Mod:
+    return "%";
+  case BinaryOp::Pow:
+    return "**";
+  case BinaryOp::MatMul:
+    return "@";
+  case BinaryOp::LShift:
+    return "<<";
+  case BinaryOp::RShift:
+    return ">>";
+  case BinaryOp::BitAnd:
+    return "&";
+  case BinaryOp::BitOr:
+    return "|";
+  case BinaryOp::BitXor:
+    return "^";
+  }
+  return "?";
+}
+
+StringRef tilec::frontend::spell(UnaryOp op) {
+  switch (op) {
+  case UnaryOp::Neg:
+    return "-";
+  case UnaryOp::Pos:
+    return "+";
+  case UnaryOp::Invert:
+    return "~";
+  case UnaryOp::Not:
+    return "not";
+  }
+  return "?";
+}
+
+StringRef tilec::frontend::spell(CompareOp op) {
+  switch (op) {
+  case CompareOp::Eq:
+    return "==";
+  case CompareOp::Ne:
+    return "!=";
+  case CompareOp::Lt:
+    return "<";
+  case CompareOp::Le:
+    return "<=";
+  case CompareOp::Gt:
+    return ">";
+  case CompareOp::Ge:
+    return ">=";
+  case CompareOp::In:
+    return "in";
+  case CompareOp::NotIn:
+    return "not in";
+  case CompareOp::Is:
+    return "is";
+  case CompareOp::IsNot:
+    return "is not";
+  }
+  return "?";
+}
+
+StringRef tilec::frontend::spell(BoolOp op) {
+  return op == BoolOp::And ? "and" : "or";
+}
+
+std::string tilec::frontend::formatFloat(double value) {
+  // Like Python's repr: the shortest form that reads back as the same value.
+  char buffer[32];
+  for (int precision = 1; precision <= 17; ++precision) {
+    snprintf(buffer, sizeof(buffer), "%.*g", precision, value);
+    if (std::strtod(buffer, nullptr) == value)
+      break;
+  }
+  std::string text = buffer;
+  if (text.find_first_of(".eni") == std::string::npos)
+    text += ".0";
+  return text;
+}
+
+namespace {
+class ASTPrinter {
+public:
+  explicit ASTPrinter(llvm::raw_ostream &os) : os(os) {}
+
+  void print(const Expr *expr);
+  void print(const Block &block, unsigned indent);
+  void print(const Stmt *stmt, unsigned indent);
+
+private:
+  void printList(const std::vector<ExprPtr> &elements) {
+    llvm::interleaveComma(elements, os,
+                          [&](const ExprPtr &e) { print(e.get()); });
+  }
+  void printString(StringRef value) {
+    os << '"';
+    os.write_escaped(value);
+    os << '"';
+  }
+
+  llvm::raw_ostream &os;
+};
+} // namespace
+
+void ASTPrinter::print(const Expr *expr) {
+  if (!expr) {
+    os << "<null>";
+    return;
+  }
+  switch (expr->getKind()) {
+  case Expr::Kind::Name:
+    os << llvm::cast<NameExpr>(expr)->name;
+    return;
+  case Expr::Kind::Int:
+    os << llvm::cast<IntExpr>(expr)->value;
+    return;
+  case Expr::Kind::Float:
+    os << formatFloat(llvm::cast<FloatExpr>(expr)->value);
+    return;
+  case Expr::Kind::String:
+    printString(llvm::cast<StringExpr>(expr)->value);
+    return;
+  case Expr::Kind::Bool:
+    os << (llvm::cast<BoolExpr>(expr)->value ? "True" : "False");
+    return;
+  case Expr::Kind::None:
+    os << "None";
+    return;
+  case Expr::Kind::Ellipsis:
+    os << "...";
+    return;
+  case Expr::Kind::Tuple: {
+    const auto &elements = llvm::cast<TupleExpr>(expr)->elements;
+    os << "(";
+    printList(elements);
+    if (elements.size() == 1)
+      os << ",";
+    os << ")";
+    return;
+  }
+  case Expr::Kind::List:
+    os << "[";
+    printList(llvm::cast<ListExpr>(expr)->elements);
+    os << "]";
+    return;
+  case Expr::Kind::Dict: {
+    const auto *dict = llvm::cast<DictExpr>(expr);
+    os << "{";
+    for (size_t i = 0; i < dict->keys.size(); ++i) {
+      if (i)
+        os << ", ";
+      print(dict->keys[i].get());
+      os << ": ";
+      print(dict->values[i].get());
+    }
+    os << "}";
+    return;
+  }
+  case Expr::Kind::Attribute: {
+    const auto *attr = llvm::cast<AttributeExpr>(expr);
+    print(attr->value.get());
+    os << "." << attr->attr;
+    return;
+  }
+  case Expr::Kind::Call: {
+    const auto *call = llvm::cast<CallExpr>(expr);
+    print(call->callee.get());
+    os << "(";
+    printList(call->args);
+    for (const Keyword &keyword : call->keywords) {
+      if (&keyword != &call->keywords.front() || !call->args.empty())
+        os << ", ";
+      os << keyword.name << "=";
+      print(keyword.value.get());
+    }
+    os << ")";
+    return;
+  }
+  case Expr::Kind::Subscript: {
+    const auto *subscript = llvm::cast<SubscriptExpr>(expr);
+    print(subscript->value.get());
+    os << "[";
+    printList(subscript->indices);
+    os << "]";
+    return;
+  }
+  case Expr::Kind::Slice: {
+    const auto *slice = llvm::cast<SliceExpr>(expr);
+    if (slice->lower)
+      print(slice->lower.get());
+    os << ":";
+    if (slice->upper)
+      print(slice->upper.get());
+    if (slice->step) {
+      os << ":";
+      print(slice->step.get());
+    }
+    return;
+  }
+  case Expr::Kind::Binary: {
+    const auto *binary = llvm::cast<BinaryExpr>(expr);
+    os << "(";
+    print(binary->lhs.get());
+    os << " " << spell(binary->op) << " ";
+    print(binary->rhs.get());
+    os << ")";
+    return;
+  }
+  case Expr::Kind::Unary: {
+    const auto *unary = llvm::cast<UnaryExpr>(expr);
+    os << "(" << spell(unary->op) << (unary->op == UnaryOp::Not ? " " : "");
+    print(unary->operand.get());
+    os << ")";
+    return;
+  }
+  case Expr::Kind::BoolOp: {
+    const auto *boolOp = llvm::cast<BoolOpExpr>(expr);
+    os << "(";
+    llvm::interleave(
+        boolOp->operands, os, [&](const ExprPtr &e) { print(e.get()); },
+        (llvm::Twine(" ") + spell(boolOp->op) + " ").str());
+    os << ")";
+    return;
+  }
+  case Expr::Kind::Compare: {
+    const auto *compare = llvm::cast<CompareExpr>(expr);
+    os << "(";
+    print(compare->operands[0].get());
+    for (size_t i = 0; i < compare->ops.size(); ++i) {
+      os << " " << spell(compare->ops[i]) << " ";
+      print(compare->operands[i + 1].get());
+    }
+    os << ")";
+    return;
+  }
+  case Expr::Kind::IfExp: {
+    const auto *ifExp = llvm::cast<IfExpr>(expr);
+    os << "(";
+    print(ifExp->then.get());
+    os << " if ";
+    print(ifExp->cond.get());
+    os << " else ";
+    print(ifExp->otherwise.get());
+    os << ")";
+    return;
+  }
+  }
+}
+
+void ASTPrinter::print(const Block &block, unsigned indent) {
+  for (const StmtPtr &stmt : block)
+    print(stmt.get(), indent);
+}
+
+void ASTPrinter::print(const Stmt *stmt, unsigned indent) {
+  os.indent(indent);
+  switch (stmt->getKind()) {
+  case Stmt::Kind::Expr:
+    print(llvm::cast<ExprStmt>(stmt)->value.get());
+    os << "\n";
+    return;
+  case Stmt::Kind::Assign: {
+    const auto *assign = llvm::cast<AssignStmt>(stmt);
+    for (const ExprPtr &target : assign->targets) {
+      print(target.get());
+      os << " = ";
+    }
+    print(assign->value.get());
+    os << "\n";
+    return;
+  }
+  case Stmt::Kind::AugAssign: {
+    const auto *aug = llvm::cast<AugAssignStmt>(stmt);
+    print(aug->target.get());
+    os << " " << spell(aug->op) << "= ";
+    print(aug->value.get());
+    os << "\n";
+    return;
+  }
+  case Stmt::Kind::AnnAssign: {
+    const auto *ann = llvm::cast<AnnAssignStmt>(stmt);
+    print(ann->target.get());
+    os << ": ";
+    print(ann->annotation.get());
+    if (ann->value) {
+      os << " = ";
+      print(ann->value.get());
+    }
+    os << "\n";
+    return;
+  }
+  case Stmt::Kind::If: {
+    const auto *ifStmt = llvm::cast<IfStmt>(stmt);
+    os << "if ";
+    print(ifStmt->cond.get());
+    os << ":\n";
+    print(ifStmt->then, indent + 2);
+    if (!ifStmt->otherwise.empty()) {
+      os.indent(indent) << "else:\n";
+      print(ifStmt->otherwise, indent + 2);
+    }
+    return;
+  }
+  case Stmt::Kind::For: {
+    const auto *forStmt = llvm::cast<ForStmt>(stmt);
+    os << "for ";
+    print(forStmt->target.get());
+    os << " in ";
+    print(forStmt->iter.get());
+    os << ":\n";
+    print(forStmt->body, indent + 2);
+    return;
+  }
+  case Stmt::Kind::With: {
+    const auto *with = llvm::cast<WithStmt>(stmt);
+    os << "with ";
+    llvm::interleaveComma(with->items, os, [&](const WithItem &item) {
+      print(item.context.get());
+      if (item.target) {
+        os << " as ";
+        print(item.target.get());
+      }
+    });
+    os << ":\n";
+    print(with->body, indent + 2);
+    return;
+  }
+  case Stmt::Kind::FunctionDef: {
+    const auto *def = llvm::cast<FunctionDefStmt>(stmt);
+    for (const ExprPtr &decorator : def->decorators) {
+      os << "@";
+      print(decorator.get());
+      os << "\n";
+      os.indent(indent);
+    }
+    os << "def " << def->name << "(";
+    llvm::interleaveComma(def->params, os, [&](const Parameter &param) {
+      os << param.name;
+      if (param.annotation) {
+        os << ": ";
+        print(param.annotation.get());
+      }
+      if (param.defaultValue) {
+        os << " = ";
+        print(param.defaultValue.get());
+      }
+    });
+    os << ")";
+    if (def->returns) {
+      os << " -> ";
+      print(def->returns.get());
+    }
+    os << ":\n";
+    print(def->body, indent + 2);
+    return;
+  }
+  case Stmt::Kind::Return: {
+    const auto *ret = llvm::cast<ReturnStmt>(stmt);
+    os << "return";
+    if (ret->value) {
+      os << " ";
+      print(ret->value.get());
+    }
+    os << "\n";
+    return;
+  }
+  case Stmt::Kind::Pass:
+    os << "pass\n";
+    return;
+  case Stmt::Kind::Break:
+    os << "break\n";
+    return;
+  case Stmt::Kind::Continue:
+    os << "continue\n";
+    return;
+  case Stmt::Kind::Assert: {
+    const auto *assert = llvm::cast<AssertStmt>(stmt);
+    os << "assert ";
+    print(assert->cond.get());
+    if (assert->message) {
+      os << ", ";
+      print(assert->message.get());
+    }
+    os << "\n";
+    return;
+  }
+  case Stmt::Kind::Import: {
+    const auto *import = llvm::cast<ImportStmt>(stmt);
+    if (!import->fromModule.empty())
+      os << "from " << import->fromModule << " ";
+    os << "import ";
+    llvm::interleaveComma(import->names, os,
+                          [&](const ImportStmt::Alias &alias) {
+                            os << alias.name;
+                            if (!alias.asName.empty())
+                              os << " as " << alias.asName;
+                          });
+    os << "\n";
+    return;
+  }
+  }
+}
+
+void tilec::frontend::printAST(const Module &module, llvm::raw_ostream &os) {
+  ASTPrinter(os).print(module.body, 0);
+}
