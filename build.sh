@@ -13,6 +13,7 @@ packages=(
   cmake ninja-build g++ ccache python3
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools lld-22
   libz3-dev libcli11-dev libfmt-dev googletest libgtest-dev
+  rocm-device-libs libamdhip64-dev clang-22
 )
 
 missing=()
@@ -40,7 +41,14 @@ cmake -G Ninja -S . -B build -DCMAKE_BUILD_TYPE=Release "$@"
 cmake --build build
 
 mkdir -p build/examples
-build/bin/tilec examples/gemm.tile -D M=4096 -D N=4096 -D K=4096 \
-  -o build/examples/gemm.mlir
-echo "build.sh: built build/bin/tilec; compiled examples/gemm.tile to" \
-     "build/examples/gemm.mlir"
+if [[ -x /usr/local/cuda/bin/ptxas ]]; then
+  build/bin/tilec examples/gemm.tile -D M=4096 -D N=4096 -D K=4096 \
+    -o build/examples/gemm.cubin
+  echo "build.sh: built build/bin/tilec; compiled examples/gemm.tile to" \
+       "build/examples/gemm.cubin and build/examples/gemm.h"
+else
+  build/bin/tilec examples/gemm.tile -D M=4096 -D N=4096 -D K=4096 \
+    -o build/examples/gemm.ptx
+  echo "build.sh: built build/bin/tilec; compiled examples/gemm.tile to" \
+       "build/examples/gemm.ptx (no ptxas, so no cubin)"
+fi

@@ -905,8 +905,13 @@ void Interpreter::assignName(const std::string &name, const Ref &value,
     }
   }
   if (auto *buffer = llvm::dyn_cast<BufferObject>(value.get());
-      buffer && buffer->name.empty())
+      buffer && buffer->name.empty()) {
+    // The allocation's location carries the name, for later diagnostics.
     buffer->name = name;
+    if (mlir::Operation *alloc = buffer->memref.getDefiningOp())
+      alloc->setLoc(
+          mlir::NameLoc::get(builder.getStringAttr(name), alloc->getLoc()));
+  }
   scope->set(name, value, regionDepth, loc);
   expiredNames.erase(name);
 }

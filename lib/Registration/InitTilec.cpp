@@ -5,14 +5,19 @@
 //===----------------------------------------------------------------------===//
 
 #include "tilec/InitTilec.h"
+#include "tilec/Conversion/Passes.h"
 #include "tilec/Dialect/Tile/IR/TileDialect.h"
+#include "tilec/Dialect/Tile/Transforms/Passes.h"
 
+#include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/Index/IR/IndexDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -23,6 +28,10 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/Target/LLVM/NVVM/Target.h"
+#include "mlir/Target/LLVM/ROCDL/Target.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Transforms/Passes.h"
 
 void tilec::registerDialects(mlir::DialectRegistry &registry) {
@@ -34,9 +43,21 @@ void tilec::registerDialects(mlir::DialectRegistry &registry) {
                   mlir::memref::MemRefDialect, mlir::NVVM::NVVMDialect,
                   mlir::nvgpu::NVGPUDialect, mlir::ROCDL::ROCDLDialect,
                   mlir::scf::SCFDialect, mlir::vector::VectorDialect>();
+  // Lowering to LLVM and serializing to cubins and hsacos go through
+  // dialect extensions (conversion interfaces, GPU targets, translations).
+  mlir::registerAllExtensions(registry);
+  mlir::registerAllToLLVMIRTranslations(registry);
+  mlir::NVVM::registerNVVMTargetInterfaceExternalModels(registry);
+  mlir::ROCDL::registerROCDLTargetInterfaceExternalModels(registry);
 }
 
 void tilec::registerPasses() {
+  tile::registerTilePasses();
+  registerTilecConversionPasses();
+  // The upstream passes of the device pipelines.
+  mlir::registerConversionPasses();
+  mlir::registerGPUPasses();
+  mlir::arith::registerArithPasses();
   // Canonicalization, CSE, inlining, symbol DCE and the other generic
   // transformations the pipelines are built from.
   mlir::registerTransformsPasses();

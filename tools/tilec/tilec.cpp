@@ -1,13 +1,17 @@
 //===- tilec.cpp - The tilec compiler driver ------------------------------===//
 //
-// Part of tilec. Reads a .tile file and writes what --emit asks for.
-// Errors print as `file:line:col: error: ...` with the source line; any
-// error exits with 1 and writes no output file.
+// Part of tilec. Reads a .tile file and writes what --emit asks for: the
+// syntax tree, the tile dialect, the lowered IR, PTX or AMDGCN assembly, a
+// cubin or hsaco with its C header, or the header alone. Errors print as
+// `file:line:col: error: ...` with the source line; any error exits with 1
+// and writes no output file.
 //
 //===----------------------------------------------------------------------===//
 
+#include "tilec/Driver/Compiler.h"
 #include "tilec/Frontend/MLIRGen.h"
 #include "tilec/InitTilec.h"
+#include "tilec/Target/HeaderGen.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
@@ -20,8 +24,10 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <CLI/CLI.hpp>
@@ -29,15 +35,43 @@
 using namespace tilec;
 
 namespace {
+
 struct Options {
   std::string input;
   std::string output = "-";
-  std::string emit = "tile";
+  std::string emit;
   std::vector<std::string> defines;
   std::string kernel;
+  std::string arch = kDefaultArch.str();
+  unsigned optLevel = 3;
+  bool fastMath = false;
+  std::string header;
+  std::string cudaPath;
+  std::string rocmPath;
   bool splitInputFile = false;
   bool verifyDiagnostics = false;
 };
+
+/// What --emit produces.
+enum class Emit { AST, Tile, GPU, LLVM, Assembly, Binary, Header };
+
+/// A file to write once everything has succeeded.
+struct Artifact {
+  std::string path;
+  std::string contents;
+};
+
+struct Job {
+  Emit emit;
+  CompileOptions compile;
+  frontend::ImportOptions import;
+  /// The C prefix of the header's module functions.
+  std::string prefix;
+  std::string sourceName;
+  /// Where the header goes when a binary is written; empty otherwise.
+  std::string headerPath;
+};
+
 } // namespace
 
 /// Checks `NAME=VALUE` and splits it.
@@ -55,11 +89,29 @@ static bool parseDefine(llvm::StringRef text,
   return true;
 }
 
-/// Compiles one buffer (a file, or one part of a split file) and prints
-/// the result to `os`.
-static mlir::LogicalResult processBuffer(
-    std::unique_ptr<llvm::MemoryBuffer> buffer, const Options &options,
-    const frontend::ImportOptions &importOptions, llvm::raw_ostream &os) {
+/// A C identifier made from a file name: "gemm-fp16.cubin" -> "gemm_fp16".
+static std::string prefixFor(llvm::StringRef path) {
+  std::string prefix;
+  for (char c : llvm::sys::path::stem(path))
+    prefix.push_back(llvm::isAlnum(c) ? c : '_');
+  if (prefix.empty() || llvm::isDigit(prefix.front()))
+    prefix.insert(0, "tilec_");
+  return prefix;
+}
+
+static std::string printModule(mlir::ModuleOp module) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module->print(os);
+  return text;
+}
+
+/// Compiles one buffer (a file, or one part of a split file). Text results
+/// go to `os`; a binary and its header are added to `artifacts`.
+static mlir::LogicalResult
+compileBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer, const Job &job,
+              bool verifyDiagnostics, llvm::raw_ostream &os,
+              std::vector<Artifact> &artifacts) {
   mlir::DialectRegistry registry;
   registerDialects(registry);
   mlir::MLIRContext context(registry);
@@ -69,7 +121,7 @@ static mlir::LogicalResult processBuffer(
   sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
 
   auto run = [&]() -> mlir::LogicalResult {
-    if (options.emit == "ast") {
+    if (job.emit == Emit::AST) {
       std::unique_ptr<frontend::Module> ast =
           frontend::parseTileFile(sourceMgr, &context);
       if (!ast)
@@ -78,24 +130,74 @@ static mlir::LogicalResult processBuffer(
       return mlir::success();
     }
     mlir::OwningOpRef<mlir::ModuleOp> module =
-        frontend::importTileFile(sourceMgr, &context, importOptions);
+        frontend::importTileFile(sourceMgr, &context, job.import);
     if (!module)
       return mlir::failure();
+    auto configure = [](mlir::PassManager &pm) -> mlir::LogicalResult {
+      if (mlir::failed(mlir::applyPassManagerCLOptions(pm)))
+        return mlir::failure();
+      mlir::applyDefaultTimingPassManagerCLOptions(pm);
+      return mlir::success();
+    };
     // The front end emits constants where they are used; fold and share
     // them.
-    mlir::PassManager pm(&context);
-    if (mlir::failed(mlir::applyPassManagerCLOptions(pm)))
+    mlir::PassManager cleanup(&context);
+    if (mlir::failed(configure(cleanup)))
       return mlir::failure();
-    mlir::applyDefaultTimingPassManagerCLOptions(pm);
-    pm.addPass(mlir::createCanonicalizerPass());
-    pm.addPass(mlir::createCSEPass());
-    if (mlir::failed(pm.run(*module)))
+    cleanup.addPass(mlir::createCanonicalizerPass());
+    cleanup.addPass(mlir::createCSEPass());
+    if (mlir::failed(cleanup.run(*module)))
       return mlir::failure();
-    module->print(os);
+    if (job.emit == Emit::Tile) {
+      os << printModule(*module);
+      return mlir::success();
+    }
+
+    const CompileOptions &options = job.compile;
+    if (mlir::failed(
+            lowerModule(*module, options, Stage::Tile, Stage::GPU, configure)))
+      return mlir::failure();
+    if (job.emit == Emit::GPU) {
+      os << printModule(*module);
+      return mlir::success();
+    }
+    // The gpu.funcs the description reads are gone after serialization.
+    mlir::FailureOr<ModuleInfo> info =
+        describeKernels(*module, options, job.prefix, job.sourceName);
+    if (mlir::failed(info))
+      return mlir::failure();
+    if (mlir::failed(
+            lowerModule(*module, options, Stage::GPU, Stage::LLVM, configure)))
+      return mlir::failure();
+    if (job.emit == Emit::LLVM) {
+      os << printModule(*module);
+      return mlir::success();
+    }
+    Stage last = job.emit == Emit::Assembly ? Stage::Assembly : Stage::Binary;
+    if (mlir::failed(
+            lowerModule(*module, options, Stage::LLVM, last, configure)))
+      return mlir::failure();
+    mlir::FailureOr<std::string> object = getCompiledObject(*module);
+    if (mlir::failed(object))
+      return mlir::failure();
+    if (job.emit == Emit::Assembly) {
+      os << *object;
+      return mlir::success();
+    }
+    info->binary.assign(object->begin(), object->end());
+    std::string header;
+    llvm::raw_string_ostream headerOs(header);
+    writeHeader(*info, headerOs);
+    if (job.emit == Emit::Header) {
+      os << header;
+      return mlir::success();
+    }
+    os << *object;
+    artifacts.push_back({job.headerPath, std::move(header)});
     return mlir::success();
   };
 
-  if (!options.verifyDiagnostics) {
+  if (!verifyDiagnostics) {
     mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context);
     return run();
   }
@@ -104,9 +206,114 @@ static mlir::LogicalResult processBuffer(
   return handler.verify();
 }
 
-static int compile(const Options &options) {
-  frontend::ImportOptions importOptions;
-  importOptions.kernel = options.kernel;
+/// Writes every artifact, or none: each goes to a temporary file first.
+static bool writeArtifacts(const std::vector<Artifact> &artifacts) {
+  std::vector<llvm::sys::fs::TempFile> temps;
+  auto discardAll = [&] {
+    for (llvm::sys::fs::TempFile &temp : temps)
+      llvm::consumeError(temp.discard());
+  };
+  for (const Artifact &artifact : artifacts) {
+    if (artifact.path == "-") {
+      llvm::outs() << artifact.contents;
+      continue;
+    }
+    llvm::Expected<llvm::sys::fs::TempFile> temp =
+        llvm::sys::fs::TempFile::create(artifact.path + ".tmp%%%%%%");
+    if (!temp) {
+      llvm::errs() << "tilec: error: cannot write '" << artifact.path
+                   << "': " << llvm::toString(temp.takeError()) << "\n";
+      discardAll();
+      return false;
+    }
+    llvm::raw_fd_ostream os(temp->FD, /*shouldClose=*/false);
+    os << artifact.contents;
+    os.flush();
+    temps.push_back(std::move(*temp));
+    if (os.has_error()) {
+      llvm::errs() << "tilec: error: cannot write '" << artifact.path
+                   << "': " << os.error().message() << "\n";
+      os.clear_error();
+      discardAll();
+      return false;
+    }
+  }
+  size_t next = 0;
+  for (const Artifact &artifact : artifacts) {
+    if (artifact.path == "-")
+      continue;
+    if (llvm::Error error = temps[next++].keep(artifact.path)) {
+      llvm::errs() << "tilec: error: cannot write '" << artifact.path
+                   << "': " << llvm::toString(std::move(error)) << "\n";
+      for (; next < temps.size(); ++next)
+        llvm::consumeError(temps[next].discard());
+      return false;
+    }
+  }
+  return true;
+}
+
+/// Picks what to emit from --emit, else from the output's suffix.
+static std::optional<Emit> chooseEmit(const Options &options,
+                                      const TargetInfo &target) {
+  llvm::StringRef emit = options.emit;
+  if (emit.empty()) {
+    llvm::StringRef ext = llvm::sys::path::extension(options.output);
+    emit = llvm::StringSwitch<llvm::StringRef>(ext)
+               .Case(".cubin", "cubin")
+               .Case(".hsaco", "hsaco")
+               .Case(".ptx", "ptx")
+               .Case(".s", "isa")
+               .Case(".h", "header")
+               .Default("tile");
+  }
+  auto fail = [&](const llvm::Twine &message) -> std::optional<Emit> {
+    llvm::errs() << "tilec: error: " << message << "\n";
+    return std::nullopt;
+  };
+  if ((emit == "ptx" || emit == "cubin") && !target.isNVIDIA())
+    return fail("--emit=" + emit + " needs an NVIDIA --arch, not " +
+                target.name);
+  if (emit == "hsaco" && target.isNVIDIA())
+    return fail("--emit=hsaco needs an AMD --arch, not " + target.name);
+  return llvm::StringSwitch<std::optional<Emit>>(emit)
+      .Case("ast", Emit::AST)
+      .Case("tile", Emit::Tile)
+      .Case("gpu", Emit::GPU)
+      .Case("llvm", Emit::LLVM)
+      .Cases({"ptx", "isa"}, Emit::Assembly)
+      .Cases({"cubin", "hsaco"}, Emit::Binary)
+      .Case("header", Emit::Header)
+      .Default(std::nullopt);
+}
+
+static int compile(const Options &options, const char *argv0) {
+  const TargetInfo *target = lookupTarget(options.arch);
+  if (!target) {
+    llvm::errs() << "tilec: error: unknown --arch '" << options.arch
+                 << "'; supported:";
+    for (const TargetInfo &t : getTargets())
+      llvm::errs() << " " << t.name;
+    llvm::errs() << "\n";
+    return 1;
+  }
+  std::optional<Emit> emit = chooseEmit(options, *target);
+  if (!emit)
+    return 1;
+
+  Job job;
+  job.emit = *emit;
+  job.compile.target = target;
+  job.compile.optLevel = options.optLevel;
+  job.compile.fastMath = options.fastMath;
+  job.compile.cudaPath =
+      options.cudaPath.empty() ? getDefaultCudaPath() : options.cudaPath;
+  job.compile.rocmPath =
+      options.rocmPath.empty() ? getDefaultRocmPath(argv0) : options.rocmPath;
+  job.import.kernel = options.kernel;
+  job.sourceName = llvm::sys::path::filename(options.input).str();
+  job.prefix =
+      prefixFor(options.output != "-" ? options.output : options.input);
   for (const std::string &text : options.defines) {
     std::pair<std::string, std::string> define;
     if (!parseDefine(text, define)) {
@@ -115,7 +322,26 @@ static int compile(const Options &options) {
                    << text << "'\n";
       return 1;
     }
-    importOptions.defines.push_back(define);
+    job.import.defines.push_back(define);
+  }
+  if (job.emit == Emit::Binary) {
+    if (options.output == "-") {
+      llvm::errs() << "tilec: error: a cubin or hsaco is written to a file; "
+                      "give -o\n";
+      return 1;
+    }
+    if (options.splitInputFile) {
+      llvm::errs() << "tilec: error: --split-input-file only works with "
+                      "text output\n";
+      return 1;
+    }
+    if (!options.header.empty()) {
+      job.headerPath = options.header;
+    } else {
+      llvm::SmallString<256> path(options.output);
+      llvm::sys::path::replace_extension(path, "h");
+      job.headerPath = std::string(path);
+    }
   }
 
   auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(options.input,
@@ -129,25 +355,18 @@ static int compile(const Options &options) {
   // Nothing is written unless everything succeeded.
   std::string result;
   llvm::raw_string_ostream os(result);
+  std::vector<Artifact> artifacts;
   auto process = [&](std::unique_ptr<llvm::MemoryBuffer> chunk,
                      llvm::raw_ostream &chunkOs) {
-    return processBuffer(std::move(chunk), options, importOptions, chunkOs);
+    return compileBuffer(std::move(chunk), job, options.verifyDiagnostics,
+                         chunkOs, artifacts);
   };
   if (mlir::failed(mlir::splitAndProcessBuffer(
           std::move(*buffer), process, os,
           options.splitInputFile ? "# -----" : "", "# -----")))
     return 1;
-  llvm::Error error = llvm::writeToOutput(
-      options.output, [&](llvm::raw_ostream &out) -> llvm::Error {
-        out << result;
-        return llvm::Error::success();
-      });
-  if (error) {
-    llvm::errs() << "tilec: error: cannot write '" << options.output
-                 << "': " << llvm::toString(std::move(error)) << "\n";
-    return 1;
-  }
-  return 0;
+  artifacts.insert(artifacts.begin(), {options.output, std::move(result)});
+  return writeArtifacts(artifacts) ? 0 : 1;
 }
 
 int main(int argc, char **argv) {
@@ -156,6 +375,8 @@ int main(int argc, char **argv) {
   mlir::registerMLIRContextCLOptions();
   mlir::registerPassManagerCLOptions();
   mlir::registerDefaultTimingManagerCLOptions();
+  // The device pipelines are assembled from registered passes.
+  registerPasses();
 
   CLI::App app{"tilec: ahead-of-time compiler for TileLang-style .tile "
                "kernels",
@@ -169,10 +390,29 @@ int main(int argc, char **argv) {
   app.add_option("-o,--output", options.output,
                  "Where to write the result ('-', the default, is standard "
                  "output); written only when compilation succeeds");
+  std::string archHelp =
+      "The GPU to compile for (default " + kDefaultArch.str() + "):";
+  for (const TargetInfo &target : getTargets())
+    archHelp += " " + target.name.str();
+  app.add_option("--arch", options.arch, archHelp);
   app.add_option("--emit", options.emit,
-                 "What to produce: 'tile' (the tile dialect, the default) or "
-                 "'ast' (the parsed syntax tree)")
-      ->check(CLI::IsMember({"ast", "tile"}));
+                 "What to produce: ast (the syntax tree), tile (the tile "
+                 "dialect), gpu (per-thread code in a gpu.module), llvm (the "
+                 "LLVM dialect), ptx or isa (assembly), cubin or hsaco (the "
+                 "binary, with its C header beside it), header (the header "
+                 "alone). Without --emit, the -o suffix decides (.cubin, "
+                 ".hsaco, .ptx, .s, .h), and tile otherwise")
+      ->check(CLI::IsMember({"ast", "tile", "gpu", "llvm", "ptx", "isa",
+                             "cubin", "hsaco", "header"}));
+  app.add_option("--header", options.header,
+                 "Where the C header goes when a binary is written (default: "
+                 "the output with .h)");
+  app.add_option("-O", options.optLevel,
+                 "Optimization level of the device code, 0 to 3 (default 3)")
+      ->check(CLI::Range(0, 3));
+  app.add_flag("--fast-math", options.fastMath,
+               "Approximate math functions (ex2.approx and the like) and "
+               "flush denormals to zero");
   app.add_option("-D", options.defines,
                  "Set a compile-time parameter: a module constant, a kernel "
                  "factory parameter or a T.const name (-D M=1024, "
@@ -181,14 +421,21 @@ int main(int argc, char **argv) {
       ->take_first();
   app.add_option("--kernel", options.kernel,
                  "Compile only the kernel with this name");
+  app.add_option("--cuda-path", options.cudaPath,
+                 "The CUDA toolkit, for ptxas and libdevice (default: "
+                 "$CUDA_PATH or /usr/local/cuda)");
+  app.add_option("--rocm-path", options.rocmPath,
+                 "A directory with amdgcn/bitcode (the ROCm device "
+                 "libraries) and llvm/bin/ld.lld (default: $TILEC_ROCM_PATH "
+                 "or the one installed beside tilec)");
   app.add_flag("--split-input-file", options.splitInputFile,
                "For tests: compile each part of the file between '# -----' "
                "lines on its own");
   app.add_flag("--verify-diagnostics", options.verifyDiagnostics,
                "For tests: check the diagnostics against the file's "
                "'expected-error {{...}}' comments");
-  app.footer("MLIR's --mlir-* options (such as --mlir-print-debuginfo) are "
-             "also accepted.");
+  app.footer("MLIR's --mlir-* options (--mlir-print-ir-after-all, "
+             "--mlir-timing, --mlir-print-debuginfo, ...) are also accepted.");
   app.allow_extras();
 
   try {
@@ -214,5 +461,5 @@ int main(int argc, char **argv) {
   if (!llvm::cl::ParseCommandLineOptions(mlirArgs.size(), mlirArgs.data(),
                                          "tilec", &llvm::errs()))
     return 1;
-  return compile(options);
+  return compile(options, argv[0]);
 }

@@ -131,3 +131,8 @@ func.func private @dims(f32 {tile.dims = array<i64: 1>}, index)
 
 // expected-error@+1 {{unknown tile attribute 'tile.other' on an argument}}
 func.func private @dims(f32 {tile.other})
+
+// -----
+
+// expected-error@+1 {{'tile.shared_memory_bytes' must be a non-negative integer}}
+func.func private @smem() attributes {tile.shared_memory_bytes = -1}

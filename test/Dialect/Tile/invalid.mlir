@@ -835,3 +835,14 @@ func.func @yield_parent() {
   // expected-error@+1 {{'tile.yield' op expects parent op to be one of 'tile.kernel, tile.parallel, tile.pipelined, tile.serial, tile.unroll'}}
   "tile.yield"() : () -> ()
 }
+
+// -----
+
+func.func @parallel_layout(%n: index) {
+  tile.kernel blocks(%a) in (%n) threads(128) {
+    // expected-error@+1 {{layout is for a 64 iteration space but the loop runs over 128}}
+    tile.parallel (%i) in (128) layout #tile.fragment_layout<[64], threads = 128, slots = 1, (d0) -> (d0, 0)> {
+    }
+  }
+  return
+}

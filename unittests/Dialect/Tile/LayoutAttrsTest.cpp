@@ -78,9 +78,14 @@ TEST_F(LayoutAttrsTest, FragmentLayoutGivesThreadAndSlot) {
   // 16x8 tile over 32 threads, 4 elements each: m16n8 accumulator rows.
   AffineExpr thread = d(0) % 8 * 4 + d(1).floorDiv(2);
   AffineExpr slot = d(0).floorDiv(8) * 2 + d(1) % 2;
-  auto layout =
-      FragmentLayoutAttr::get(&context, {16, 8}, 32, 4, 1,
-                              AffineMap::get(2, 0, {thread, slot}, &context));
+  // The inverse: thread t = 4 * r + c holds rows r and r + 8, columns
+  // 2c and 2c + 1; slot s picks the row half (s / 2) and column (s % 2).
+  AffineExpr t = d(0), s = d(1);
+  AffineMap inverse = AffineMap::get(
+      2, 0, {t.floorDiv(4) + s.floorDiv(2) * 8, t % 4 * 2 + s % 2}, &context);
+  auto layout = FragmentLayoutAttr::get(
+      &context, {16, 8}, 32, 4, 1,
+      AffineMap::get(2, 0, {thread, slot}, &context), inverse);
   llvm::DenseSet<std::pair<int64_t, int64_t>> seen;
   for (int64_t i = 0; i < 16; ++i)
     for (int64_t j = 0; j < 8; ++j) {
@@ -89,8 +94,14 @@ TEST_F(LayoutAttrsTest, FragmentLayoutGivesThreadAndSlot) {
       EXPECT_LT(place->first, 32);
       EXPECT_LT(place->second, 4);
       EXPECT_TRUE(seen.insert(*place).second);
+      // The inverse takes the pair back to the index.
+      auto index = layout.applyInverse(place->first, place->second);
+      ASSERT_TRUE(index.has_value());
+      EXPECT_EQ((*index)[0], i);
+      EXPECT_EQ((*index)[1], j);
     }
   EXPECT_EQ(seen.size(), 128u);
+  EXPECT_EQ(layout.getNumElements(), 128);
 }
 
 TEST_F(LayoutAttrsTest, ReplicatedFragmentTakesReplicaIndex) {
@@ -99,7 +110,8 @@ TEST_F(LayoutAttrsTest, ReplicatedFragmentTakesReplicaIndex) {
       &context, {4}, 128, 1, 32,
       AffineMap::get(2, 0,
                      {d(0) * 32 + d(1), getAffineConstantExpr(0, &context)},
-                     &context));
+                     &context),
+      AffineMap());
   EXPECT_EQ(layout.apply({2}, 5), std::make_pair(int64_t(69), int64_t(0)));
 }
 

@@ -169,7 +169,8 @@ std::optional<int64_t> SharedLayoutAttr::apply(ArrayRef<int64_t> index) const {
 LogicalResult
 FragmentLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                            ArrayRef<int64_t> shape, int64_t threads,
-                           int64_t slots, int64_t replicate, AffineMap map) {
+                           int64_t slots, int64_t replicate, AffineMap map,
+                           AffineMap inverse) {
   if (failed(verifyShape(emitError, shape)))
     return failure();
   if (threads <= 0)
@@ -193,7 +194,39 @@ FragmentLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "fragment layout map must have two results (thread "
                           "and slot), got "
                        << map.getNumResults();
+  if (inverse && (inverse.getNumDims() != 2 || inverse.getNumSymbols() != 0 ||
+                  inverse.getNumResults() != expectedDims))
+    return emitError() << "fragment layout inverse must map (thread, slot) to "
+                       << expectedDims << " results";
   return success();
+}
+
+std::optional<SmallVector<int64_t>>
+FragmentLayoutAttr::applyInverse(int64_t thread, int64_t slot) const {
+  AffineMap inverse = getInverse();
+  if (!inverse)
+    return std::nullopt;
+  SmallVector<int64_t> index;
+  for (AffineExpr result : inverse.getResults()) {
+    std::optional<int64_t> value = evaluateAffineExpr(result, {thread, slot});
+    if (!value)
+      return std::nullopt;
+    index.push_back(*value);
+  }
+  for (auto [value, extent] : llvm::zip(index, getShape()))
+    if (value < 0 || value >= extent)
+      return std::nullopt;
+  if (getReplicate() > 1 &&
+      (index.back() < 0 || index.back() >= getReplicate()))
+    return std::nullopt;
+  return index;
+}
+
+int64_t FragmentLayoutAttr::getNumElements() const {
+  int64_t count = 1;
+  for (int64_t extent : getShape())
+    count *= extent;
+  return count;
 }
 
 std::optional<std::pair<int64_t, int64_t>>

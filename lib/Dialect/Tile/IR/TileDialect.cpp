@@ -42,6 +42,13 @@ void TileDialect::initialize() {
 
 LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
                                                     NamedAttribute attr) {
+  if (attr.getName() == "tile.shared_memory_bytes") {
+    auto bytes = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!bytes || bytes.getInt() < 0)
+      return op->emitError() << "'tile.shared_memory_bytes' must be a "
+                                "non-negative integer";
+    return success();
+  }
   if (attr.getName() != "tile.arg_names")
     return op->emitError() << "unknown tile attribute '"
                            << attr.getName().getValue() << "' on an operation";

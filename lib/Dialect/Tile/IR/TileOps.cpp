@@ -634,6 +634,12 @@ ParseResult ParallelOp::parse(OpAsmParser &parser, OperationState &result) {
     return failure();
   result.addAttribute(getExtentsAttrName(result.name),
                       parser.getBuilder().getDenseI64ArrayAttr(extents));
+  if (succeeded(parser.parseOptionalKeyword("layout"))) {
+    FragmentLayoutAttr layout;
+    if (parser.parseAttribute(layout))
+      return failure();
+    result.addAttribute(getLayoutAttrName(result.name), layout);
+  }
   if (parser.parseOptionalAttrDictWithKeyword(result.attributes))
     return failure();
   for (OpAsmParser::Argument &iv : ivs)
@@ -649,8 +655,10 @@ void ParallelOp::print(OpAsmPrinter &p) {
   p << " (" << getInductionVars() << ") in (";
   llvm::interleaveComma(getExtents(), p);
   p << ")";
-  p.printOptionalAttrDictWithKeyword((*this)->getAttrs(),
-                                     {getExtentsAttrName()});
+  if (FragmentLayoutAttr layout = getLayoutAttr())
+    p << " layout " << layout;
+  p.printOptionalAttrDictWithKeyword(
+      (*this)->getAttrs(), {getExtentsAttrName(), getLayoutAttrName()});
   p << ' ';
   p.printRegion(getBody(), /*printEntryBlockArgs=*/false,
                 /*printBlockTerminators=*/false);
@@ -671,6 +679,11 @@ LogicalResult ParallelOp::verifyRegions() {
   for (BlockArgument arg : body.getArguments())
     if (!arg.getType().isIndex())
       return emitOpError() << "induction variables must be of index type";
+  if (FragmentLayoutAttr layout = getLayoutAttr())
+    if (layout.getShape() != extents)
+      return emitOpError() << "layout is for a " << shapeStr(layout.getShape())
+                           << " iteration space but the loop runs over "
+                           << shapeStr(extents);
   return success();
 }
 

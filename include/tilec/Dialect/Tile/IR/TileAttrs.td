@@ -146,10 +146,15 @@ def Tile_FragmentLayoutAttr : Tile_Attr<"FragmentLayout", "fragment_layout"> {
     A replicated layout keeps `replicate` copies of each element, as the
     result of a reduction does when every thread of a row needs it.
 
+    The optional `inverse` maps (thread, slot) back to the logical index
+    (and the replica); it is what a loop partitioned by the layout runs.
+    Pairs outside the shape are unused slots.
+
     ```mlir
     // 128 rows over 128 threads, one row of 64 elements per thread.
     #tile.fragment_layout<[128, 64], threads = 128, slots = 64,
-                          (d0, d1) -> (d0, d1)>
+                          (d0, d1) -> (d0, d1),
+                          inverse = (d0, d1) -> (d0, d1)>
     ```
   }];
   let parameters = (ins
@@ -157,11 +162,12 @@ def Tile_FragmentLayoutAttr : Tile_Attr<"FragmentLayout", "fragment_layout"> {
     "int64_t":$threads,
     "int64_t":$slots,
     DefaultValuedParameter<"int64_t", "1">:$replicate,
-    "::mlir::AffineMap":$map
+    "::mlir::AffineMap":$map,
+    OptionalParameter<"::mlir::AffineMap">:$inverse
   );
   let assemblyFormat = [{
     `<` `[` $shape `]` `,` `threads` `=` $threads `,` `slots` `=` $slots `,`
-    (`replicate` `=` $replicate^ `,`)? $map `>`
+    (`replicate` `=` $replicate^ `,`)? $map (`,` `inverse` `=` $inverse^)? `>`
   }];
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
@@ -169,6 +175,13 @@ def Tile_FragmentLayoutAttr : Tile_Attr<"FragmentLayout", "fragment_layout"> {
     /// std::nullopt if the map cannot be evaluated there.
     std::optional<std::pair<int64_t, int64_t>>
     apply(::llvm::ArrayRef<int64_t> index, int64_t replica = 0) const;
+    /// The logical index (and replica, last, when replicated) held in
+    /// `slot` of `thread`, from the inverse map; std::nullopt without an
+    /// inverse or when the pair is outside the shape.
+    std::optional<::llvm::SmallVector<int64_t>>
+    applyInverse(int64_t thread, int64_t slot) const;
+    /// The number of elements of the shape.
+    int64_t getNumElements() const;
   }];
 }
 

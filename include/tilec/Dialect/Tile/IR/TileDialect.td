@@ -38,6 +38,8 @@ def Tile_Dialect : Dialect {
     .tile source did, and `tile.dims` (on a memref argument with dynamic
     dimensions) gives, for each dimension, the index of the `index`
     argument that holds its extent, or -1 where the extent is static.
+    After outlining, a kernel's `gpu.func` carries
+    `tile.shared_memory_bytes`, the dynamic shared memory it needs.
   }];
 
   let dependentDialects = [

@@ -311,7 +311,9 @@ def Tile_ParallelOp : Tile_Op<"parallel", [
   let description = [{
     Runs the body for every index of the iteration space `extents`, with
     the iterations partitioned over the threads of the block. Iterations
-    must be independent. The body's arguments are the indices.
+    must be independent. The body's arguments are the indices. The optional
+    `layout`, chosen by layout inference, says which thread runs which
+    iteration: its shape is `extents`.
 
     ```mlir
     tile.parallel (%i, %j) in (128, 64) {
@@ -319,7 +321,8 @@ def Tile_ParallelOp : Tile_Op<"parallel", [
     }
     ```
   }];
-  let arguments = (ins DenseI64ArrayAttr:$extents);
+  let arguments = (ins DenseI64ArrayAttr:$extents,
+                       OptionalAttr<Tile_FragmentLayoutAttr>:$layout);
   let regions = (region SizedRegion<1>:$body);
   let hasCustomAssemblyFormat = 1;
   let hasRegionVerifier = 1;

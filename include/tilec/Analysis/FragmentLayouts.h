@@ -1,0 +1,66 @@
+//===- FragmentLayouts.h - Building and deriving layouts --------*- C++ -*-===//
+//
+// Part of tilec. The layouts tilec chooses for fragments and for the loops
+// that run over them, and the layouts derived from them (a row's result of
+// a reduction, the rows a broadcast reads).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILEC_ANALYSIS_FRAGMENTLAYOUTS_H
+#define TILEC_ANALYSIS_FRAGMENTLAYOUTS_H
+
+#include "tilec/Dialect/Tile/IR/TileAttrs.h"
+
+#include "mlir/Support/LLVM.h"
+
+namespace tilec {
+
+/// The grid layout: the tile is seen as rows (all dimensions but the last,
+/// flattened) of `N` elements. Threads form a `threadRows` x `threadCols`
+/// grid; thread (r, c) holds rows r, r + threadRows, ... and, in each, runs
+/// of `vector` consecutive elements starting at columns
+/// (c + k * threadCols) * vector. Consecutive threads thus read consecutive
+/// 16-byte pieces of a row: coalesced, vectorizable accesses, and a row held
+/// by `threadCols` neighbouring threads for reductions.
+struct GridLayoutParams {
+  int64_t rows = 1;
+  int64_t cols = 1;
+  int64_t threadRows = 1;
+  int64_t threadCols = 1;
+  int64_t vector = 1;
+
+  /// Runs of `vector` elements each thread holds per row.
+  int64_t colGroups() const;
+  /// Rows each thread holds.
+  int64_t rowsPerThread() const;
+};
+
+/// The grid parameters tilec picks for `shape` over `threads` threads:
+/// the widest power-of-two vector up to `maxVector` elements that divides
+/// the last extent, and as many threads per row as there are runs, up to
+/// the largest power of two dividing `threads`.
+GridLayoutParams chooseGridLayout(llvm::ArrayRef<int64_t> shape,
+                                  int64_t threads, int64_t maxVector);
+
+/// The grid layout of `shape` over `threads` threads, with its inverse.
+tile::FragmentLayoutAttr makeGridLayout(mlir::MLIRContext *context,
+                                        llvm::ArrayRef<int64_t> shape,
+                                        int64_t threads,
+                                        const GridLayoutParams &params);
+
+/// The grid parameters of `layout` if it is a grid layout, else nullopt.
+std::optional<GridLayoutParams>
+matchGridLayout(tile::FragmentLayoutAttr layout);
+
+/// The layout of a tile with the last dimension of `layout`'s shape
+/// removed (a rank-1 shape becomes [1]), where each remaining element is
+/// held by every thread that holds a part of its row in `layout`. This is
+/// the layout of the result of a reduction over the last dimension, and of
+/// a buffer read as `b[i]` in a loop over `(i, j)`. Fails for layouts that
+/// are not grid layouts.
+mlir::FailureOr<tile::FragmentLayoutAttr>
+dropLastDimension(tile::FragmentLayoutAttr layout);
+
+} // namespace tilec
+
+#endif // TILEC_ANALYSIS_FRAGMENTLAYOUTS_H

@@ -1,0 +1,35 @@
+//===- Passes.td - Conversions out of the tile dialect -----*- tablegen -*-===//
+//
+// Part of tilec.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILEC_CONVERSION_PASSES_TD
+#define TILEC_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "mlir::ModuleOp"> {
+  let summary = "Outline distributed kernels into a gpu.module";
+  let description = [{
+    Moves the body of every `tile.kernel` (after distribution: per-thread
+    code) into a `gpu.func` of the module's `gpu.module @tilec_kernels`, and
+    replaces it with a `gpu.launch_func`. The kernel function keeps the host
+    side: the grid computed from its arguments.
+
+    The kernel's ABI is the one docs/abi.md describes: a tensor is passed as
+    a bare pointer (a rank-0 memref in the global address space, assumed
+    16-byte aligned and not aliasing the others) and re-shaped inside the
+    kernel with `memref.reinterpret_cast`, using the index arguments that
+    hold dynamic extents; scalars and extents are passed as themselves.
+    Block indices become `gpu.block_id`, remapped in panels when the kernel
+    has a `tile.use_swizzle`. Shared buffers are carved out of the dynamic
+    shared memory at 128-byte aligned offsets (the total is the gpu.func's
+    `tile.shared_memory_bytes`); local buffers become stack allocations.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::gpu::GPUDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
+#endif // TILEC_CONVERSION_PASSES_TD

@@ -1,0 +1,94 @@
+//===- Passes.td - Passes of the tile dialect --------------*- tablegen -*-===//
+//
+// Part of tilec. The tile-level passes, in the order the pipeline runs them.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILEC_DIALECT_TILE_TRANSFORMS_PASSES_TD
+#define TILEC_DIALECT_TILE_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def TileLowerCopies : Pass<"tile-lower-copies", "mlir::func::FuncOp"> {
+  let summary = "Rewrite copies, fills, clears and atomic adds as loops";
+  let description = [{
+    Rewrites `tile.copy`, `tile.fill`, `tile.clear` and `tile.atomic_add`
+    into `tile.parallel` loops of element loads and stores (a scalar atomic
+    add into one `memref.atomic_rmw`), so that layout inference and
+    distribution see one kind of element-wise code. A copy's loop runs over
+    its region without unit dimensions. Reads outside the source buffer
+    give zero and writes outside the destination are skipped, as
+    `tile.copy` defines; the bounds checks are only emitted where a region
+    can leave its buffer.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
+def TileInferLayouts : Pass<"tile-infer-layouts", "mlir::func::FuncOp"> {
+  let summary = "Choose fragment layouts and partition loops over threads";
+  let description = [{
+    Gives every `tile.alloc_fragment` a fragment layout and every
+    `tile.parallel` loop the layout that partitions its iterations over the
+    block's threads. Annotated layouts come first; then a loop that indexes
+    a laid-out fragment with its own induction variables takes that
+    fragment's layout, and the fragments it indexes so take the loop's; a
+    fragment read as `b[i]` in a loop over `(i, j)`, or written by a
+    reduction over the last dimension, takes the loop's layout without its
+    last dimension, held by every thread of the row. What remains gets the
+    grid layout: coalesced, 16-byte runs per thread. Two layouts required of
+    one fragment are reported as a conflict naming the buffer and both
+    lines.
+  }];
+  let options = [
+    Option<"maxVectorBytes", "max-vector-bytes", "int64_t", "16",
+           "The widest access a thread makes to global or shared memory">
+  ];
+}
+
+def TileInsertBarriers : Pass<"tile-insert-barriers", "mlir::func::FuncOp"> {
+  let summary = "Synchronize the block between conflicting shared accesses";
+  let description = [{
+    Inserts `gpu.barrier` between two statements of a kernel when one writes
+    shared memory that the other reads or writes (read-after-write,
+    write-after-write and write-after-read), including across iterations of
+    the enclosing loops. A statement is a top-level op of a kernel or loop
+    body; code inside `tile.parallel` is one statement.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
+def TileDistribute : Pass<"tile-distribute", "mlir::func::FuncOp"> {
+  let summary = "Turn block-wide fragment code into per-thread code";
+  let description = [{
+    Lowers what the block's threads do together into what each thread does.
+    A fragment becomes a per-thread array of its layout's slots. A
+    `tile.parallel` loop becomes, for each slot of its layout, the body at
+    the index that slot holds (unrolled, guarded where the slot can fall
+    outside the iteration space), with fragment elements read from and
+    written to the thread's slots. A `tile.reduce` becomes a reduction over
+    the thread's own slots, then across threads with warp shuffles and,
+    between warps, shared memory. Layouts are checked exhaustively: an
+    access to a fragment element that the accessing thread does not hold is
+    an error.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::gpu::GPUDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
+def TileLowerLoops : Pass<"tile-lower-loops", "mlir::func::FuncOp"> {
+  let summary = "Lower serial, unrolled and pipelined loops to scf.for";
+  let description = [{
+    Rewrites `tile.serial` and `tile.pipelined` as `scf.for`, and
+    `tile.unroll` as its unrolled body (its bounds must be constants).
+    Pipelining, where a target does it, happens before this pass.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
+#endif // TILEC_DIALECT_TILE_TRANSFORMS_PASSES_TD

@@ -1,0 +1,32 @@
+//===- Utils.h - Helpers shared by the tile passes --------------*- C++ -*-===//
+//
+// Part of tilec.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILEC_DIALECT_TILE_TRANSFORMS_UTILS_H
+#define TILEC_DIALECT_TILE_TRANSFORMS_UTILS_H
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Value.h"
+
+namespace tilec::tile {
+
+/// Converts a scalar between element types the way a copy does: floats
+/// extend or truncate, integers sign-extend or truncate, and integers and
+/// floats convert as signed values.
+mlir::Value convertElement(mlir::OpBuilder &builder, mlir::Location loc,
+                           mlir::Value value, mlir::Type to);
+
+/// The constant zero of a scalar type.
+mlir::Value createZero(mlir::OpBuilder &builder, mlir::Location loc,
+                       mlir::Type type);
+
+/// Emits `expr` over non-negative index values `dims` with unsigned
+/// division and remainder: layout maps only see thread ids and slots.
+mlir::Value emitNonNegativeAffine(mlir::OpBuilder &builder, mlir::Location loc,
+                                  mlir::AffineExpr expr, mlir::ValueRange dims);
+
+} // namespace tilec::tile
+
+#endif // TILEC_DIALECT_TILE_TRANSFORMS_UTILS_H

@@ -1,0 +1,76 @@
+//===- Compiler.h - From the tile dialect to GPU binaries -------*- C++ -*-===//
+//
+// Part of tilec. The pipeline the driver runs after the front end, stage by
+// stage, and the description of the result that the header generator
+// consumes.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILEC_DRIVER_COMPILER_H
+#define TILEC_DRIVER_COMPILER_H
+
+#include "tilec/Driver/Targets.h"
+#include "tilec/Target/HeaderGen.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/PassManager.h"
+
+#include <string>
+
+namespace tilec {
+
+struct CompileOptions {
+  const TargetInfo *target = nullptr;
+  /// -O0 ... -O3, passed to LLVM's optimizer for the device code.
+  unsigned optLevel = 3;
+  /// Approximate math: ex2.approx and friends, flush denormals to zero.
+  bool fastMath = false;
+  /// The CUDA toolkit (ptxas, libdevice).
+  std::string cudaPath;
+  /// A directory with amdgcn/bitcode (ROCm device libraries) and
+  /// llvm/bin/ld.lld, as MLIR's ROCDL serializer expects.
+  std::string rocmPath;
+};
+
+/// How far `lowerModule` takes a module.
+enum class Stage {
+  /// The tile dialect as the front end produced it.
+  Tile,
+  /// Per-thread code outlined into a gpu.module, host side launching it.
+  GPU,
+  /// The gpu.module in the LLVM dialect (NVVM or ROCDL).
+  LLVM,
+  /// The gpu.module compiled to PTX or AMDGCN assembly.
+  Assembly,
+  /// The gpu.module compiled to a cubin or an hsaco.
+  Binary,
+};
+
+/// Lowers `module` in place from stage `from` to stage `to`. `configure` is
+/// applied to the pass manager first (MLIR's command-line options: IR
+/// printing, timing).
+mlir::LogicalResult lowerModule(
+    mlir::ModuleOp module, const CompileOptions &options, Stage from, Stage to,
+    llvm::function_ref<mlir::LogicalResult(mlir::PassManager &)> configure =
+        nullptr);
+
+/// The assembly or binary a module lowered to Stage::Assembly or
+/// Stage::Binary holds.
+mlir::FailureOr<std::string> getCompiledObject(mlir::ModuleOp module);
+
+/// Describes the kernels of a module lowered to Stage::GPU (not further:
+/// serialization drops the gpu.funcs) for the header generator: parameters,
+/// grid expressions, block sizes and shared memory.
+mlir::FailureOr<ModuleInfo> describeKernels(mlir::ModuleOp module,
+                                            const CompileOptions &options,
+                                            llvm::StringRef prefix,
+                                            llvm::StringRef sourceName);
+
+/// The default toolkit paths: $CUDA_PATH or /usr/local/cuda; for ROCm, the
+/// directory installed beside tilec (`argv0`'s ../lib/tilec/rocm).
+std::string getDefaultCudaPath();
+std::string getDefaultRocmPath(const char *argv0);
+
+} // namespace tilec
+
+#endif // TILEC_DRIVER_COMPILER_H

@@ -1,0 +1,43 @@
+//===- Targets.h - The GPUs tilec compiles for ------------------*- C++ -*-===//
+//
+// Part of tilec. A target is a description the passes consult: vendor, chip
+// name, warp size and the shared memory a block may use.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILEC_DRIVER_TARGETS_H
+#define TILEC_DRIVER_TARGETS_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
+
+namespace tilec {
+
+struct TargetInfo {
+  enum class Vendor { NVIDIA, AMD };
+  /// The name given to --arch: "sm_90a", "gfx942".
+  llvm::StringRef name;
+  Vendor vendor;
+  /// The hardware threads of a warp (wavefront).
+  int warpSize;
+  /// The shared memory (LDS) one block may use, in bytes.
+  int64_t maxSharedMemoryBytes;
+  /// A short description for --help.
+  llvm::StringRef description;
+
+  bool isNVIDIA() const { return vendor == Vendor::NVIDIA; }
+};
+
+/// The architecture tilec compiles for when --arch is not given.
+inline constexpr llvm::StringLiteral kDefaultArch = "sm_90a";
+
+/// Every supported target.
+llvm::ArrayRef<TargetInfo> getTargets();
+/// The target named `name`, or null.
+const TargetInfo *lookupTarget(llvm::StringRef name);
+
+} // namespace tilec
+
+#endif // TILEC_DRIVER_TARGETS_H

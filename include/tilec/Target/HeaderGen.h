@@ -1,0 +1,82 @@
+//===- HeaderGen.h - C header that loads and launches kernels ---*- C++ -*-===//
+//
+// Part of tilec. Describes the kernels of one compiled module (their
+// parameters, launch geometry and binary) and writes the plain-C header that
+// embeds the binary and launches the kernels through the CUDA driver API or
+// HIP. docs/abi.md is the contract the header implements.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILEC_TARGET_HEADERGEN_H
+#define TILEC_TARGET_HEADERGEN_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tilec {
+
+/// One parameter of a kernel's launch function, in declaration order.
+struct KernelParamInfo {
+  enum class Kind {
+    /// A device tensor, passed as a pointer.
+    Tensor,
+    /// A scalar declared in the .tile signature (`n: T.int32`).
+    Scalar,
+    /// The run-time extent of a T.dynamic dimension. The launch function
+    /// takes it as int64_t; the kernel receives it as int32_t.
+    Dim,
+  };
+  Kind kind = Kind::Tensor;
+  /// The .tile name; a valid C identifier.
+  std::string name;
+  /// Scalars: the C type ("float", "int32_t", "uint16_t" for 16-bit floats,
+  /// ...). Tensors: the C element type, for documentation.
+  std::string cType;
+  /// Tensors: the element size in bytes.
+  unsigned elementBytes = 0;
+  /// Tensors: the byte alignment the kernel assumes for the pointer.
+  unsigned alignment = 1;
+  /// Tensors: the extents; a negative entry -k-1 stands for the Dim
+  /// parameter at index k of the params list.
+  std::vector<int64_t> shape;
+};
+
+struct KernelInfo {
+  std::string name;
+  std::vector<KernelParamInfo> params;
+  /// The grid extents as C expressions over the launch function's
+  /// parameters (Dim params are int64_t there), e.g. "(m + 127) / 128".
+  std::string grid[3] = {"1", "1", "1"};
+  int64_t threads[3] = {1, 1, 1};
+  /// Dynamic shared memory the kernel needs, in bytes.
+  int64_t sharedMemoryBytes = 0;
+};
+
+struct ModuleInfo {
+  enum class Runtime { CUDA, HIP };
+  Runtime runtime = Runtime::CUDA;
+  /// Prefix of the module-wide functions and the include guard, a valid C
+  /// identifier (e.g. "gemm" gives gemm_load / gemm_unload).
+  std::string prefix;
+  /// Target, for a comment and the error message of a device mismatch
+  /// ("sm_90a", "gfx942").
+  std::string arch;
+  /// The .tile file the module came from, for a comment.
+  std::string sourceName;
+  /// The cubin or hsaco.
+  std::vector<uint8_t> binary;
+  std::vector<KernelInfo> kernels;
+};
+
+/// Writes the header for `module` to `os`. Deterministic: the same module
+/// gives the same bytes.
+void writeHeader(const ModuleInfo &module, llvm::raw_ostream &os);
+
+} // namespace tilec
+
+#endif // TILEC_TARGET_HEADERGEN_H

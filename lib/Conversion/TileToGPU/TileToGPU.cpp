@@ -1,0 +1,378 @@
+//===- TileToGPU.cpp - Outline distributed kernels into a gpu.module ------===//
+//
+// Part of tilec. After distribution a tile.kernel holds per-thread code;
+// this pass moves it into a gpu.func with tilec's kernel ABI and replaces it
+// with a gpu.launch_func, leaving the grid computation on the host side.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec/Conversion/Passes.h"
+#include "tilec/Dialect/Tile/IR/TileOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/Support/MathExtras.h"
+
+namespace tilec {
+#define GEN_PASS_DEF_CONVERTTILETOGPU
+#include "tilec/Conversion/Passes.h.inc"
+} // namespace tilec
+
+using namespace mlir;
+using namespace tilec;
+using namespace tilec::tile;
+
+/// Shared buffers start at offsets aligned for TMA and swizzled accesses.
+static constexpr int64_t kSharedAlignment = 128;
+/// Tensor pointers are assumed aligned to 16 bytes: the widest vector
+/// access. The generated header checks it.
+static constexpr int64_t kTensorAlignment = 16;
+
+namespace {
+
+gpu::AddressSpaceAttr addressSpace(MLIRContext *context,
+                                   gpu::AddressSpace space) {
+  return gpu::AddressSpaceAttr::get(context, space);
+}
+
+/// The gpu.module of the kernels, created on first use.
+gpu::GPUModuleOp getKernelModule(ModuleOp module) {
+  if (auto existing = module.lookupSymbol<gpu::GPUModuleOp>(kKernelModuleName))
+    return existing;
+  module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                  UnitAttr::get(module.getContext()));
+  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+  return gpu::GPUModuleOp::create(b, module.getLoc(), kKernelModuleName);
+}
+
+/// The type a function argument has in the kernel: tensors are bare
+/// pointers to their element type.
+Type kernelArgType(Type type) {
+  if (auto memref = dyn_cast<MemRefType>(type))
+    return MemRefType::get(
+        {}, memref.getElementType(), MemRefLayoutAttrInterface(),
+        addressSpace(type.getContext(), gpu::AddressSpace::Global));
+  return type;
+}
+
+/// Remaps the block indices in panels (TileLang's T.use_swizzle): linear
+/// block ids walk `panel` rows (or columns) of the grid across all columns
+/// (rows), alternating direction, so neighbouring blocks share operands.
+SmallVector<Value> swizzle(OpBuilder &b, Location loc, UseSwizzleOp op,
+                           Value bx, Value by) {
+  auto c = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+  bool rowOrder = op.getOrder() == RasterOrder::Row;
+  // Work in (major, minor): row order panels run along y.
+  Value gx = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
+  Value gy = gpu::GridDimOp::create(b, loc, gpu::Dimension::y);
+  Value minorExtent = rowOrder ? gx : gy;
+  Value majorExtent = rowOrder ? gy : gx;
+  Value minor = rowOrder ? bx : by;
+  Value major = rowOrder ? by : bx;
+  Value linear = arith::AddIOp::create(
+      b, loc, minor, arith::MulIOp::create(b, loc, major, minorExtent));
+  Value panel = c(op.getPanelSizeAttr().getInt());
+  Value panelBlocks = arith::MulIOp::create(b, loc, panel, minorExtent);
+  Value panelIndex = arith::DivUIOp::create(b, loc, linear, panelBlocks);
+  Value offset = arith::RemUIOp::create(b, loc, linear, panelBlocks);
+  // The last panel may hold fewer rows.
+  Value start = arith::MulIOp::create(b, loc, panelIndex, panel);
+  Value left = arith::SubIOp::create(b, loc, majorExtent, start);
+  Value rows = arith::MinUIOp::create(b, loc, panel, left);
+  Value newMajor = arith::AddIOp::create(
+      b, loc, start, arith::RemUIOp::create(b, loc, offset, rows));
+  Value column = arith::DivUIOp::create(b, loc, offset, rows);
+  Value odd = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::ne,
+      arith::AndIOp::create(b, loc, panelIndex, c(1)), c(0));
+  Value reversed = arith::SubIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, minorExtent, c(1)), column);
+  Value newMinor = arith::SelectOp::create(b, loc, odd, reversed, column);
+  return rowOrder ? SmallVector<Value>{newMinor, newMajor}
+                  : SmallVector<Value>{newMajor, newMinor};
+}
+
+class KernelOutliner {
+public:
+  KernelOutliner(func::FuncOp func, KernelOp kernel, gpu::GPUModuleOp gpuModule)
+      : func(func), kernel(kernel), gpuModule(gpuModule) {}
+
+  LogicalResult run();
+
+private:
+  /// Makes `value`, defined outside the kernel, available in the gpu.func:
+  /// an argument, or a recomputation of pure code over arguments.
+  FailureOr<Value> import(Value value, OpBuilder &b);
+  LogicalResult planSharedMemory(gpu::GPUFuncOp gpuFunc);
+
+  func::FuncOp func;
+  KernelOp kernel;
+  gpu::GPUModuleOp gpuModule;
+  IRMapping imported;
+};
+
+FailureOr<Value> KernelOutliner::import(Value value, OpBuilder &b) {
+  if (Value existing = imported.lookupOrNull(value))
+    return existing;
+  Operation *def = value.getDefiningOp();
+  if (!def || !isMemoryEffectFree(def) || def->getNumRegions() != 0)
+    return kernel.emitError()
+           << "the kernel uses a value computed outside it that cannot be "
+              "recomputed inside";
+  for (Value operand : def->getOperands())
+    if (failed(import(operand, b)))
+      return failure();
+  Operation *clone = b.clone(*def, imported);
+  return clone->getResult(cast<OpResult>(value).getResultNumber());
+}
+
+LogicalResult KernelOutliner::planSharedMemory(gpu::GPUFuncOp gpuFunc) {
+  SmallVector<AllocSharedOp> allocs;
+  gpuFunc.walk([&](AllocSharedOp alloc) { allocs.push_back(alloc); });
+  int64_t offset = 0;
+  MLIRContext *context = gpuFunc.getContext();
+  if (!allocs.empty()) {
+    OpBuilder b = OpBuilder::atBlockBegin(&gpuFunc.getBody().front());
+    auto bytesType = MemRefType::get(
+        {ShapedType::kDynamic}, b.getI8Type(), MemRefLayoutAttrInterface(),
+        addressSpace(context, gpu::AddressSpace::Workgroup));
+    Value pool =
+        gpu::DynamicSharedMemoryOp::create(b, gpuFunc.getLoc(), bytesType);
+    for (AllocSharedOp alloc : allocs) {
+      MemRefType type = alloc.getType();
+      int64_t bytes = type.getNumElements() *
+                      llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+      offset = llvm::alignTo(offset, kSharedAlignment);
+      OpBuilder ab(alloc);
+      Value start = arith::ConstantIndexOp::create(ab, alloc.getLoc(), offset);
+      auto viewType = MemRefType::get(
+          type.getShape(), type.getElementType(), MemRefLayoutAttrInterface(),
+          addressSpace(context, gpu::AddressSpace::Workgroup));
+      Value view = memref::ViewOp::create(ab, alloc.getLoc(), viewType, pool,
+                                          start, ValueRange{});
+      alloc.getResult().replaceAllUsesWith(view);
+      alloc.erase();
+      offset += bytes;
+    }
+  }
+  gpuFunc->setAttr(kSharedMemoryBytesAttr,
+                   IntegerAttr::get(IntegerType::get(context, 64), offset));
+  return success();
+}
+
+LogicalResult KernelOutliner::run() {
+  MLIRContext *context = func.getContext();
+  Location loc = kernel.getLoc();
+
+  // The signature: one kernel argument per function argument.
+  SmallVector<Type> argTypes;
+  for (Type type : func.getArgumentTypes())
+    argTypes.push_back(kernelArgType(type));
+  OpBuilder mb = OpBuilder::atBlockEnd(gpuModule.getBody());
+  auto gpuFunc = gpu::GPUFuncOp::create(mb, loc, func.getSymName(),
+                                        mb.getFunctionType(argTypes, {}));
+  gpuFunc->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
+                   UnitAttr::get(context));
+  SmallVector<int32_t> block(3, 1);
+  for (auto [i, extent] : llvm::enumerate(kernel.getThreads()))
+    block[i] = extent;
+  gpuFunc.setKnownBlockSizeAttr(DenseI32ArrayAttr::get(context, block));
+  // A constant grid bounds the block indices, which lets range analysis
+  // drop the bounds checks of tiles that always fit.
+  SmallVector<int32_t> gridSize(3, 1);
+  bool constantGrid = true;
+  for (auto [i, extent] : llvm::enumerate(kernel.getGrid())) {
+    std::optional<int64_t> value = getConstantIntValue(extent);
+    if (!value || *value > INT32_MAX)
+      constantGrid = false;
+    else
+      gridSize[i] = *value;
+  }
+  if (constantGrid)
+    gpuFunc.setKnownGridSizeAttr(DenseI32ArrayAttr::get(context, gridSize));
+  for (unsigned i = 0; i < argTypes.size(); ++i) {
+    if (!isa<MemRefType>(argTypes[i]))
+      continue;
+    gpuFunc.setArgAttr(
+        i, "llvm.align",
+        IntegerAttr::get(IntegerType::get(context, 64), kTensorAlignment));
+    gpuFunc.setArgAttr(i, "llvm.noalias", UnitAttr::get(context));
+  }
+
+  // Tensors get their shape back from the extent arguments.
+  Block &entry = gpuFunc.getBody().front();
+  OpBuilder b = OpBuilder::atBlockBegin(&entry);
+  for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
+    auto type = dyn_cast<MemRefType>(arg.getType());
+    if (!type) {
+      imported.map(arg, entry.getArgument(i));
+      continue;
+    }
+    auto dims = func.getArgAttrOfType<DenseI64ArrayAttr>(i, "tile.dims");
+    SmallVector<OpFoldResult> sizes, strides(type.getRank());
+    for (int64_t dim = 0; dim < type.getRank(); ++dim) {
+      if (type.isDynamicDim(dim)) {
+        if (!dims)
+          return func.emitError() << "argument " << i
+                                  << " has a dynamic extent but no tile.dims";
+        sizes.push_back(entry.getArgument(dims[dim]));
+      } else {
+        sizes.push_back(b.getIndexAttr(type.getDimSize(dim)));
+      }
+    }
+    OpFoldResult stride = b.getIndexAttr(1);
+    for (int64_t dim = type.getRank() - 1; dim >= 0; --dim) {
+      strides[dim] = stride;
+      std::optional<int64_t> size = getConstantIntValue(sizes[dim]);
+      std::optional<int64_t> current = getConstantIntValue(stride);
+      if (size && current) {
+        stride = b.getIndexAttr(*size * *current);
+      } else {
+        stride = arith::MulIOp::create(
+                     b, loc, getValueOrCreateConstantIndexOp(b, loc, stride),
+                     getValueOrCreateConstantIndexOp(b, loc, sizes[dim]))
+                     .getResult();
+      }
+    }
+    SmallVector<int64_t> staticStrides;
+    for (OpFoldResult s : strides)
+      staticStrides.push_back(
+          getConstantIntValue(s).value_or(ShapedType::kDynamic));
+    auto viewType =
+        MemRefType::get(type.getShape(), type.getElementType(),
+                        StridedLayoutAttr::get(context, 0, staticStrides),
+                        addressSpace(context, gpu::AddressSpace::Global));
+    Value view = memref::ReinterpretCastOp::create(
+        b, loc, viewType, entry.getArgument(i), b.getIndexAttr(0), sizes,
+        strides);
+    imported.map(arg, view);
+  }
+
+  // Block indices, swizzled when asked.
+  gpu::Dimension dims[] = {gpu::Dimension::x, gpu::Dimension::y,
+                           gpu::Dimension::z};
+  SmallVector<Value> blockIds;
+  for (unsigned i = 0; i < kernel.getGrid().size(); ++i)
+    blockIds.push_back(gpu::BlockIdOp::create(b, loc, dims[i]));
+  Block &body = kernel.getBody().front();
+  auto swizzleOps = llvm::to_vector(body.getOps<UseSwizzleOp>());
+  if (!swizzleOps.empty() && blockIds.size() >= 2) {
+    SmallVector<Value> swizzled =
+        swizzle(b, loc, swizzleOps.front(), blockIds[0], blockIds[1]);
+    blockIds[0] = swizzled[0];
+    blockIds[1] = swizzled[1];
+  }
+  for (UseSwizzleOp op : swizzleOps)
+    op.erase();
+  for (auto [arg, id] : llvm::zip(body.getArguments(), blockIds))
+    arg.replaceAllUsesWith(id);
+
+  // Move the body, then give it what it uses from outside, computed
+  // between the set-up above and the body.
+  Operation *terminator = body.getTerminator();
+  OpBuilder eb = OpBuilder::atBlockEnd(&entry);
+  Operation *firstInBody = gpu::ReturnOp::create(eb, loc);
+  if (&body.front() != terminator)
+    firstInBody = &body.front();
+  entry.getOperations().splice(std::prev(entry.end()), body.getOperations(),
+                               body.begin(), Block::iterator(terminator));
+
+  llvm::SetVector<Value> outside;
+  gpuFunc.walk([&](Operation *op) {
+    for (Value operand : op->getOperands())
+      if (!gpuFunc->isAncestor(operand.getParentRegion()->getParentOp()))
+        outside.insert(operand);
+  });
+  OpBuilder ib(firstInBody);
+  for (Value value : outside) {
+    FailureOr<Value> inside = import(value, ib);
+    if (failed(inside))
+      return failure();
+    value.replaceUsesWithIf(*inside, [&](OpOperand &use) {
+      return gpuFunc->isProperAncestor(use.getOwner());
+    });
+  }
+
+  // Memory: shared buffers in the dynamic pool, local ones on the stack.
+  gpuFunc.walk([&](Operation *op) {
+    OpBuilder ob(op);
+    if (auto local = dyn_cast<AllocLocalOp>(op)) {
+      MemRefType type = local.getType();
+      Value alloca = memref::AllocaOp::create(
+          ob, op->getLoc(),
+          MemRefType::get(type.getShape(), type.getElementType()));
+      local.getResult().replaceAllUsesWith(alloca);
+      op->erase();
+    } else if (auto var = dyn_cast<AllocVarOp>(op)) {
+      Value alloca = memref::AllocaOp::create(
+          ob, op->getLoc(),
+          MemRefType::get({}, var.getType().getElementType()));
+      if (var.getInit())
+        memref::StoreOp::create(ob, op->getLoc(), var.getInit(), alloca,
+                                ValueRange{});
+      var.getResult().replaceAllUsesWith(alloca);
+      op->erase();
+    } else if (isa<AnnotateLayoutOp>(op)) {
+      op->erase();
+    }
+  });
+  if (failed(planSharedMemory(gpuFunc)))
+    return failure();
+
+  // The host side launches it.
+  OpBuilder hb(kernel);
+  SmallVector<Value> grid(kernel.getGrid());
+  while (grid.size() < 3)
+    grid.push_back(arith::ConstantIndexOp::create(hb, loc, 1));
+  SmallVector<Value> threads;
+  for (int32_t extent : block)
+    threads.push_back(arith::ConstantIndexOp::create(hb, loc, extent));
+  SmallVector<Value> args;
+  for (auto [arg, type] : llvm::zip(func.getArguments(), argTypes)) {
+    if (arg.getType() == type) {
+      args.push_back(arg);
+      continue;
+    }
+    args.push_back(
+        UnrealizedConversionCastOp::create(hb, loc, type, arg).getResult(0));
+  }
+  int64_t sharedBytes =
+      gpuFunc->getAttrOfType<IntegerAttr>(kSharedMemoryBytesAttr).getInt();
+  Value shared = arith::ConstantIntOp::create(hb, loc, sharedBytes, 32);
+  gpu::LaunchFuncOp::create(
+      hb, loc, gpuFunc, gpu::KernelDim3{grid[0], grid[1], grid[2]},
+      gpu::KernelDim3{threads[0], threads[1], threads[2]}, shared, args);
+  kernel.erase();
+  return success();
+}
+
+struct ConvertTileToGPUPass
+    : public tilec::impl::ConvertTileToGPUBase<ConvertTileToGPUPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<std::pair<func::FuncOp, KernelOp>> kernels;
+    module.walk([&](KernelOp kernel) {
+      kernels.push_back({kernel->getParentOfType<func::FuncOp>(), kernel});
+    });
+    if (kernels.empty())
+      return;
+    gpu::GPUModuleOp gpuModule = getKernelModule(module);
+    for (auto [func, kernel] : kernels) {
+      if (!func) {
+        kernel.emitError() << "a kernel must be inside a func.func";
+        return signalPassFailure();
+      }
+      if (failed(KernelOutliner(func, kernel, gpuModule).run()))
+        return signalPassFailure();
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,761 @@
+//===- Distribute.cpp - Block-wide fragment code to per-thread code -------===//
+//
+// Part of tilec. Fragments become per-thread register arrays; tile.parallel
+// loops, reductions and (for now, with shared operands) gemms become the
+// code one thread runs, at every slot of their layouts. Which thread holds
+// which element is decided by layout inference; this pass enumerates the
+// layouts to check that every thread only touches the elements it holds and
+// to compute the register slot of each access as a constant.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec/Dialect/Tile/IR/TileOps.h"
+#include "tilec/Dialect/Tile/Transforms/Passes.h"
+#include "tilec/Dialect/Tile/Transforms/Utils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <cmath>
+#include <limits>
+
+namespace tilec::tile {
+#define GEN_PASS_DEF_TILEDISTRIBUTE
+#include "tilec/Dialect/Tile/Transforms/Passes.h.inc"
+} // namespace tilec::tile
+
+using namespace mlir;
+using namespace tilec;
+using namespace tilec::tile;
+
+static constexpr int64_t kWarpSize = 32;
+
+namespace {
+
+/// How a message names a fragment or a loop's buffer.
+std::string describeBuffer(Value buffer) {
+  if (Operation *def = buffer.getDefiningOp())
+    if (auto name = dyn_cast<NameLoc>(def->getLoc()))
+      return ("'" + name.getName().getValue() + "'").str();
+  return "a buffer";
+}
+
+/// Evaluates an index computation at integer values of some of the values
+/// it depends on. Fails on anything but integer arithmetic.
+class IndexEvaluator {
+public:
+  explicit IndexEvaluator(const DenseMap<Value, int64_t> &env) : env(env) {}
+
+  std::optional<int64_t> eval(Value value) {
+    auto it = env.find(value);
+    if (it != env.end())
+      return it->second;
+    APInt constant;
+    if (matchPattern(value, m_ConstantInt(&constant)))
+      return constant.getSExtValue();
+    Operation *op = value.getDefiningOp();
+    if (!op)
+      return std::nullopt;
+    if (isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp,
+            arith::ExtUIOp, arith::TruncIOp>(op))
+      return eval(op->getOperand(0));
+    if (op->getNumOperands() != 2)
+      return std::nullopt;
+    std::optional<int64_t> a = eval(op->getOperand(0));
+    std::optional<int64_t> b = eval(op->getOperand(1));
+    if (!a || !b)
+      return std::nullopt;
+    return TypeSwitch<Operation *, std::optional<int64_t>>(op)
+        .Case([&](arith::AddIOp) { return *a + *b; })
+        .Case([&](arith::SubIOp) { return *a - *b; })
+        .Case([&](arith::MulIOp) { return *a * *b; })
+        .Case<arith::DivUIOp, arith::DivSIOp>(
+            [&](auto) -> std::optional<int64_t> {
+              if (*b == 0)
+                return std::nullopt;
+              return *a / *b;
+            })
+        .Case<arith::RemUIOp, arith::RemSIOp>(
+            [&](auto) -> std::optional<int64_t> {
+              if (*b == 0)
+                return std::nullopt;
+              return *a % *b;
+            })
+        .Case([&](arith::FloorDivSIOp) -> std::optional<int64_t> {
+          if (*b == 0)
+            return std::nullopt;
+          return llvm::divideFloorSigned(*a, *b);
+        })
+        .Case([&](arith::CeilDivSIOp) -> std::optional<int64_t> {
+          if (*b == 0)
+            return std::nullopt;
+          return llvm::divideCeilSigned(*a, *b);
+        })
+        .Case<arith::MinSIOp, arith::MinUIOp>(
+            [&](auto) { return std::min(*a, *b); })
+        .Case<arith::MaxSIOp, arith::MaxUIOp>(
+            [&](auto) { return std::max(*a, *b); })
+        .Default([](Operation *) { return std::nullopt; });
+  }
+
+private:
+  const DenseMap<Value, int64_t> &env;
+};
+
+/// An element access to a fragment.
+struct FragmentAccess {
+  Operation *op;
+  Value buffer;
+  OperandRange indices;
+};
+
+std::optional<FragmentAccess> asFragmentAccess(Operation *op) {
+  if (auto load = dyn_cast<memref::LoadOp>(op))
+    if (isInScope(load.getMemRef().getType(), MemoryScope::Fragment))
+      return FragmentAccess{op, load.getMemRef(), load.getIndices()};
+  if (auto store = dyn_cast<memref::StoreOp>(op))
+    if (isInScope(store.getMemRef().getType(), MemoryScope::Fragment))
+      return FragmentAccess{op, store.getMemRef(), store.getIndices()};
+  return std::nullopt;
+}
+
+class KernelDistributor {
+public:
+  explicit KernelDistributor(KernelOp kernel)
+      : kernel(kernel), threads(kernel.getNumThreads()) {}
+
+  LogicalResult run();
+
+private:
+  FragmentLayoutAttr layoutOf(Value fragment) {
+    auto alloc = fragment.getDefiningOp<AllocFragmentOp>();
+    return alloc ? alloc.getLayoutAttr() : FragmentLayoutAttr();
+  }
+
+  /// The slot of `access` when thread `thread` runs the iteration whose
+  /// induction variables have the values in `env`; fails with a diagnostic
+  /// when the thread does not hold the element.
+  FailureOr<int64_t> slotOf(const FragmentAccess &access,
+                            const DenseMap<Value, int64_t> &env,
+                            int64_t thread);
+  /// The per-thread index values that `inverse` gives for constant `slot`.
+  SmallVector<Value> emitInverse(OpBuilder &b, Location loc, AffineMap inverse,
+                                 int64_t slot, unsigned count);
+  /// The condition that thread-dependent `values` (from `layout`'s inverse
+  /// at `slot`) are inside `extents`, checked only where some thread can
+  /// fall outside; null when all can't.
+  Value emitValidity(OpBuilder &b, Location loc, FragmentLayoutAttr layout,
+                     int64_t slot, ValueRange values,
+                     ArrayRef<int64_t> extents);
+
+  LogicalResult distributeParallel(ParallelOp loop);
+  LogicalResult distributeReduce(ReduceOp reduce);
+  LogicalResult distributeGemm(GemmOp gemm);
+
+  KernelOp kernel;
+  int64_t threads;
+  Value tid;
+  DenseMap<Value, Value> registers;
+};
+
+FailureOr<int64_t>
+KernelDistributor::slotOf(const FragmentAccess &access,
+                          const DenseMap<Value, int64_t> &env, int64_t thread) {
+  FragmentLayoutAttr layout = layoutOf(access.buffer);
+  if (!layout)
+    return access.op->emitError()
+           << "fragment " << describeBuffer(access.buffer)
+           << " has no layout; run layout inference first";
+  IndexEvaluator evaluator(env);
+  SmallVector<int64_t> index;
+  for (Value value : access.indices) {
+    std::optional<int64_t> i = evaluator.eval(value);
+    if (!i)
+      return access.op->emitError()
+             << "fragment " << describeBuffer(access.buffer)
+             << " is indexed with a value that is not computed from the "
+                "T.Parallel loop variables and constants";
+    index.push_back(*i);
+  }
+  for (int64_t replica = 0; replica < layout.getReplicate(); ++replica) {
+    std::optional<std::pair<int64_t, int64_t>> place =
+        layout.apply(index, replica);
+    if (place && place->first == thread)
+      return place->second;
+  }
+  InFlightDiagnostic diag = access.op->emitError()
+                            << "thread " << thread
+                            << " reads or writes element [";
+  llvm::interleaveComma(index, diag);
+  diag << "] of fragment " << describeBuffer(access.buffer)
+       << ", which its layout gives to another thread";
+  diag.attachNote(access.buffer.getLoc()) << "the fragment is allocated here";
+  return diag;
+}
+
+SmallVector<Value> KernelDistributor::emitInverse(OpBuilder &b, Location loc,
+                                                  AffineMap inverse,
+                                                  int64_t slot,
+                                                  unsigned count) {
+  MLIRContext *context = b.getContext();
+  SmallVector<Value> values;
+  for (unsigned i = 0; i < count; ++i) {
+    // Substituting the slot folds the constant parts; a full simplification
+    // would turn `t mod 32` into `t - (t floordiv 32) * 32`, which range
+    // analysis bounds less tightly.
+    AffineExpr expr = inverse.getResult(i).replaceDims(
+        {getAffineDimExpr(0, context), getAffineConstantExpr(slot, context)});
+    values.push_back(emitNonNegativeAffine(b, loc, expr, {tid, tid}));
+  }
+  return values;
+}
+
+Value KernelDistributor::emitValidity(OpBuilder &b, Location loc,
+                                      FragmentLayoutAttr layout, int64_t slot,
+                                      ValueRange values,
+                                      ArrayRef<int64_t> extents) {
+  Value valid;
+  for (auto [dim, value] : llvm::enumerate(values)) {
+    bool canFail = false;
+    for (int64_t t = 0; t < threads && !canFail; ++t) {
+      std::optional<int64_t> v =
+          evaluateAffineExpr(layout.getInverse().getResult(dim), {t, slot});
+      canFail = !v || *v >= extents[dim];
+    }
+    if (!canFail)
+      continue;
+    Value bound = arith::ConstantIndexOp::create(b, loc, extents[dim]);
+    Value ok =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, value, bound);
+    valid = valid ? arith::AndIOp::create(b, loc, valid, ok).getResult() : ok;
+  }
+  return valid;
+}
+
+LogicalResult KernelDistributor::distributeParallel(ParallelOp loop) {
+  FragmentLayoutAttr layout = loop.getLayoutAttr();
+  if (!layout || !layout.getInverse())
+    return loop.emitError() << "loop has no layout; run layout inference "
+                               "first";
+  if (loop->getParentOfType<ParallelOp>())
+    return loop.emitError() << "T.Parallel loops cannot be nested";
+  Block &body = loop.getBody().front();
+  SmallVector<FragmentAccess> accesses;
+  body.walk([&](Operation *op) {
+    if (std::optional<FragmentAccess> access = asFragmentAccess(op))
+      accesses.push_back(*access);
+  });
+
+  OpBuilder b(loop);
+  Location loc = loop.getLoc();
+  ArrayRef<int64_t> extents = loop.getExtents();
+  ValueRange ivs = loop.getInductionVars();
+  for (int64_t slot = 0; slot < layout.getSlots(); ++slot) {
+    // Which threads run an iteration at this slot, and the slot each
+    // fragment access then touches: the same for all of them, or an error.
+    SmallVector<int64_t> running;
+    SmallVector<int64_t> accessSlots(accesses.size(), -1);
+    for (int64_t t = 0; t < threads; ++t) {
+      std::optional<SmallVector<int64_t>> index = layout.applyInverse(t, slot);
+      if (!index)
+        continue;
+      running.push_back(t);
+      DenseMap<Value, int64_t> env;
+      for (auto [iv, value] : llvm::zip(ivs, *index))
+        env[iv] = value;
+      for (auto [i, access] : llvm::enumerate(accesses)) {
+        FailureOr<int64_t> s = slotOf(access, env, t);
+        if (failed(s))
+          return failure();
+        if (accessSlots[i] == -1) {
+          accessSlots[i] = *s;
+        } else if (accessSlots[i] != *s) {
+          return access.op->emitError()
+                 << "fragment " << describeBuffer(access.buffer)
+                 << " is accessed at different register slots by different "
+                    "threads in one step of the loop; its layout does not "
+                    "match the loop's";
+        }
+      }
+    }
+    if (running.empty())
+      continue;
+
+    SmallVector<Value> indices =
+        emitInverse(b, loc, layout.getInverse(), slot, ivs.size());
+    Value valid = emitValidity(b, loc, layout, slot, indices, extents);
+    OpBuilder::InsertionGuard guard(b);
+    if (valid) {
+      auto ifOp = scf::IfOp::create(b, loc, valid, /*withElseRegion=*/false);
+      b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    }
+    IRMapping mapping;
+    mapping.map(ivs, indices);
+    for (Operation &op : body.without_terminator())
+      b.clone(op, mapping);
+    for (auto [access, s] : llvm::zip(accesses, accessSlots)) {
+      Operation *clone = mapping.lookup(access.op);
+      OpBuilder rewriter(clone);
+      Value regs = registers.lookup(access.buffer);
+      Value index =
+          arith::ConstantIndexOp::create(rewriter, clone->getLoc(), s);
+      if (auto load = dyn_cast<memref::LoadOp>(clone)) {
+        Value value =
+            memref::LoadOp::create(rewriter, load.getLoc(), regs, index);
+        load.replaceAllUsesWith(value);
+      } else {
+        auto store = cast<memref::StoreOp>(clone);
+        memref::StoreOp::create(rewriter, store.getLoc(),
+                                store.getValueToStore(), regs, index);
+      }
+      clone->erase();
+    }
+  }
+  loop.erase();
+  return success();
+}
+
+/// The identity and the combining step of a reduction.
+struct Reduction {
+  ReduceKind kind;
+  Type type;
+
+  Value identity(OpBuilder &b, Location loc) const {
+    auto floatType = dyn_cast<FloatType>(type);
+    double inf = std::numeric_limits<double>::infinity();
+    switch (kind) {
+    case ReduceKind::Sum:
+    case ReduceKind::AbsSum:
+    case ReduceKind::AbsMax:
+      return createZero(b, loc, type);
+    case ReduceKind::Max:
+      if (floatType)
+        return arith::ConstantOp::create(b, loc, b.getFloatAttr(type, -inf));
+      return arith::ConstantOp::create(
+          b, loc,
+          b.getIntegerAttr(
+              type, APInt::getSignedMinValue(type.getIntOrFloatBitWidth())));
+    case ReduceKind::Min:
+      if (floatType)
+        return arith::ConstantOp::create(b, loc, b.getFloatAttr(type, inf));
+      return arith::ConstantOp::create(
+          b, loc,
+          b.getIntegerAttr(
+              type, APInt::getSignedMaxValue(type.getIntOrFloatBitWidth())));
+    }
+    llvm_unreachable("unknown reduction");
+  }
+
+  /// The value a source element contributes.
+  Value element(OpBuilder &b, Location loc, Value value) const {
+    if (kind != ReduceKind::AbsMax && kind != ReduceKind::AbsSum)
+      return value;
+    if (isa<FloatType>(type))
+      return math::AbsFOp::create(b, loc, value);
+    return math::AbsIOp::create(b, loc, value);
+  }
+
+  Value combine(OpBuilder &b, Location loc, Value lhs, Value rhs) const {
+    bool isFloat = isa<FloatType>(type);
+    switch (kind) {
+    case ReduceKind::Sum:
+    case ReduceKind::AbsSum:
+      return isFloat ? arith::AddFOp::create(b, loc, lhs, rhs).getResult()
+                     : arith::AddIOp::create(b, loc, lhs, rhs).getResult();
+    case ReduceKind::Max:
+    case ReduceKind::AbsMax:
+      return isFloat ? arith::MaxNumFOp::create(b, loc, lhs, rhs).getResult()
+                     : arith::MaxSIOp::create(b, loc, lhs, rhs).getResult();
+    case ReduceKind::Min:
+      return isFloat ? arith::MinNumFOp::create(b, loc, lhs, rhs).getResult()
+                     : arith::MinSIOp::create(b, loc, lhs, rhs).getResult();
+    }
+    llvm_unreachable("unknown reduction");
+  }
+};
+
+LogicalResult KernelDistributor::distributeReduce(ReduceOp reduce) {
+  Value src = reduce.getSource(), dst = reduce.getDest();
+  FragmentLayoutAttr srcLayout = layoutOf(src), dstLayout = layoutOf(dst);
+  if (!srcLayout || !dstLayout || !dstLayout.getInverse())
+    return reduce.emitError() << "reductions need fragments with layouts; "
+                                 "run layout inference first";
+  auto srcType = cast<MemRefType>(src.getType());
+  int64_t extent = srcType.getShape().back();
+  Reduction reduction{reduce.getKind(), srcType.getElementType()};
+  Location loc = reduce.getLoc();
+  int64_t numWarps = llvm::divideCeil(threads, kWarpSize);
+  unsigned dstRank = cast<MemRefType>(dst.getType()).getRank();
+  bool scalarResult = srcType.getRank() == 1;
+
+  // For every result slot: the source slots a thread may combine itself
+  // (the union over threads; a thread skips those that hold nothing of its
+  // row) and the lanes, as XOR masks, that hold the rest of the row. The
+  // masks must be the same for every thread, so that the code is too.
+  struct Step {
+    int64_t slot;
+    SmallVector<int64_t> localSlots;
+    SmallVector<int64_t> masks;
+  };
+  SmallVector<Step> steps;
+  for (int64_t slot = 0; slot < dstLayout.getSlots(); ++slot) {
+    llvm::SmallSetVector<int64_t, 16> localSlots;
+    std::optional<SmallVector<int64_t>> masks;
+    // The row each thread reduces at this slot, for the check below.
+    DenseMap<int64_t, SmallVector<int64_t>> rowOf;
+    for (int64_t t = 0; t < threads; ++t) {
+      std::optional<SmallVector<int64_t>> index =
+          dstLayout.applyInverse(t, slot);
+      if (!index)
+        continue;
+      SmallVector<int64_t> row(index->begin(), index->begin() + dstRank);
+      if (scalarResult)
+        row.clear();
+      llvm::SmallSetVector<int64_t, 8> partners;
+      for (int64_t r = 0; r < dstLayout.getReplicate(); ++r) {
+        SmallVector<int64_t> element(index->begin(), index->begin() + dstRank);
+        std::optional<std::pair<int64_t, int64_t>> replica =
+            dstLayout.apply(element, r);
+        if (replica)
+          partners.insert(replica->first ^ t);
+      }
+      for (int64_t k = 0; k < extent; ++k) {
+        SmallVector<int64_t> element(row);
+        element.push_back(k);
+        std::optional<std::pair<int64_t, int64_t>> place =
+            srcLayout.apply(element);
+        if (!place)
+          return reduce.emitError() << "the source layout cannot be evaluated";
+        if (!partners.contains(place->first ^ t))
+          return reduce.emitError()
+                 << "element " << k << " of a row is held by thread "
+                 << place->first
+                 << ", which does not hold the row's result; the layouts of "
+                    "the source and the result do not match";
+        if (place->first == t)
+          localSlots.insert(place->second);
+      }
+      rowOf[t] = row;
+      SmallVector<int64_t> sortedMasks(partners.begin(), partners.end());
+      llvm::sort(sortedMasks);
+      if (!masks)
+        masks = sortedMasks;
+      else if (*masks != sortedMasks)
+        return reduce.emitError()
+               << "the threads that share a row of this reduction are not "
+                  "grouped alike across the block";
+    }
+    if (!masks)
+      continue;
+    // A slot a thread combines holds an element of that thread's row, or
+    // nothing (a padding slot, skipped at run time).
+    for (int64_t s : localSlots) {
+      for (int64_t t = 0; t < threads; ++t) {
+        std::optional<SmallVector<int64_t>> element =
+            srcLayout.applyInverse(t, s);
+        if (!element)
+          continue;
+        auto row = rowOf.find(t);
+        SmallVector<int64_t> expected =
+            row == rowOf.end() ? SmallVector<int64_t>{} : row->second;
+        SmallVector<int64_t> actual(element->begin(), element->end() - 1);
+        if (row == rowOf.end() || actual != expected)
+          return reduce.emitError()
+                 << "thread " << t << " holds, in register " << s
+                 << ", an element of another row than the one it reduces; "
+                    "the layouts of the source and the result do not match";
+      }
+    }
+    // The partners must be the lanes reachable by XOR butterflies: all
+    // combinations of some bits, and nothing else.
+    SmallVector<int64_t> basis;
+    int64_t bits = 0;
+    for (int64_t mask : *masks) {
+      if (mask != 0 && llvm::isPowerOf2_64(mask)) {
+        basis.push_back(mask);
+        bits |= mask;
+      }
+    }
+    bool closed = llvm::all_of(*masks, [&](int64_t m) { return !(m & ~bits); });
+    if (!closed ||
+        static_cast<int64_t>(masks->size()) != (int64_t(1) << basis.size()))
+      return reduce.emitError()
+             << "the threads that share a row of this reduction are not a "
+                "power-of-two group of lanes";
+    steps.push_back({slot,
+                     SmallVector<int64_t>(localSlots.begin(), localSlots.end()),
+                     std::move(basis)});
+  }
+
+  OpBuilder b(reduce);
+  Value srcRegs = registers.lookup(src), dstRegs = registers.lookup(dst);
+  SmallVector<Value> partials;
+  bool crossWarp = false;
+  for (const Step &step : steps) {
+    Value identity = reduction.identity(b, loc);
+    Value acc = identity;
+    for (int64_t s : step.localSlots) {
+      Value index = arith::ConstantIndexOp::create(b, loc, s);
+      Value value = memref::LoadOp::create(b, loc, srcRegs, index);
+      value = reduction.element(b, loc, value);
+      // Padding slots, past the end of a row, contribute nothing.
+      SmallVector<Value> element =
+          emitInverse(b, loc, srcLayout.getInverse(), s, srcType.getRank());
+      if (Value valid =
+              emitValidity(b, loc, srcLayout, s, element, srcType.getShape()))
+        value = arith::SelectOp::create(b, loc, valid, value, identity);
+      acc = reduction.combine(b, loc, acc, value);
+    }
+    for (int64_t mask : step.masks) {
+      if (mask >= kWarpSize) {
+        crossWarp = true;
+        continue;
+      }
+      // Shuffles move 32-bit words: narrow floats travel widened.
+      Value moved = acc;
+      bool narrow = acc.getType().getIntOrFloatBitWidth() < 32;
+      if (narrow)
+        moved = convertElement(b, loc, acc, b.getF32Type());
+      auto shuffle = gpu::ShuffleOp::create(b, loc, moved, mask, kWarpSize,
+                                            gpu::ShuffleMode::XOR);
+      Value other = shuffle.getShuffleResult();
+      if (narrow)
+        other = convertElement(b, loc, other, acc.getType());
+      acc = reduction.combine(b, loc, acc, other);
+    }
+    partials.push_back(acc);
+  }
+
+  if (crossWarp) {
+    // Each warp leaves its partial in shared memory, then every thread
+    // combines the partials of the warps of its group.
+    int64_t perStep = numWarps * kWarpSize;
+    Block *kernelBody = &kernel.getBody().front();
+    OpBuilder allocBuilder = OpBuilder::atBlockBegin(kernelBody);
+    auto scratchType = MemRefType::get(
+        {static_cast<int64_t>(steps.size()) * perStep}, reduction.type,
+        MemRefLayoutAttrInterface(),
+        MemoryScopeAttr::get(b.getContext(), MemoryScope::Shared));
+    Value scratch =
+        AllocSharedOp::create(allocBuilder, loc, TypeRange{scratchType},
+                              ValueRange{}, ArrayRef<NamedAttribute>{});
+    Value warpSize = arith::ConstantIndexOp::create(b, loc, kWarpSize);
+    Value lane = arith::RemUIOp::create(b, loc, tid, warpSize);
+    Value warp = arith::DivUIOp::create(b, loc, tid, warpSize);
+    auto slotIndex = [&](int64_t step, Value warpIndex) {
+      Value base = arith::ConstantIndexOp::create(b, loc, step * perStep);
+      Value offset = arith::MulIOp::create(b, loc, warpIndex, warpSize);
+      return arith::AddIOp::create(b, loc, base,
+                                   arith::AddIOp::create(b, loc, offset, lane));
+    };
+    gpu::BarrierOp::create(b, loc);
+    for (auto [i, acc] : llvm::enumerate(partials))
+      memref::StoreOp::create(b, loc, acc, scratch,
+                              ValueRange{slotIndex(i, warp)});
+    gpu::BarrierOp::create(b, loc);
+    for (auto [i, step] : llvm::enumerate(steps)) {
+      SmallVector<int64_t> warpMasks;
+      for (int64_t mask : step.masks)
+        if (mask >= kWarpSize)
+          warpMasks.push_back(mask / kWarpSize);
+      // All XOR combinations of the warp masks but zero.
+      for (int64_t combo = 1; combo < (int64_t(1) << warpMasks.size());
+           ++combo) {
+        int64_t offset = 0;
+        for (auto [bit, mask] : llvm::enumerate(warpMasks))
+          if (combo & (int64_t(1) << bit))
+            offset ^= mask;
+        Value other = arith::XOrIOp::create(
+            b, loc, warp, arith::ConstantIndexOp::create(b, loc, offset));
+        Value value = memref::LoadOp::create(b, loc, scratch,
+                                             ValueRange{slotIndex(i, other)});
+        partials[i] = reduction.combine(b, loc, partials[i], value);
+      }
+    }
+    gpu::BarrierOp::create(b, loc);
+  }
+
+  for (auto [step, acc] : llvm::zip(steps, partials)) {
+    Value index = arith::ConstantIndexOp::create(b, loc, step.slot);
+    Value result = acc;
+    if (!reduce.getClear()) {
+      Value old = memref::LoadOp::create(b, loc, dstRegs, index);
+      result = reduction.combine(b, loc, old, acc);
+    }
+    SmallVector<Value> dstIndex =
+        emitInverse(b, loc, dstLayout.getInverse(), step.slot,
+                    dstLayout.getInverse().getNumResults());
+    SmallVector<int64_t> extents(cast<MemRefType>(dst.getType()).getShape());
+    if (dstLayout.getReplicate() > 1)
+      extents.push_back(dstLayout.getReplicate());
+    Value valid = emitValidity(b, loc, dstLayout, step.slot, dstIndex, extents);
+    OpBuilder::InsertionGuard guard(b);
+    if (valid) {
+      auto ifOp = scf::IfOp::create(b, loc, valid, /*withElseRegion=*/false);
+      b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    }
+    memref::StoreOp::create(b, loc, result, dstRegs, index);
+  }
+  reduce.erase();
+  return success();
+}
+
+LogicalResult KernelDistributor::distributeGemm(GemmOp gemm) {
+  // A dot product per accumulator element. The tensor-core lowerings
+  // replace this on the targets that have them; it is what runs elsewhere.
+  Value c = gemm.getC();
+  FragmentLayoutAttr layout = layoutOf(c);
+  if (!isInScope(gemm.getA().getType(), MemoryScope::Shared) ||
+      !isInScope(gemm.getB().getType(), MemoryScope::Shared))
+    return gemm.emitError() << "T.gemm with an operand in registers is not "
+                               "supported on this target yet";
+  if (!layout || !layout.getInverse() || layout.getReplicate() != 1)
+    return gemm.emitError() << "the accumulator needs a layout";
+  auto aType = cast<MemRefType>(gemm.getA().getType());
+  auto cType = cast<MemRefType>(c.getType());
+  int64_t k = aType.getDimSize(gemm.getTransposeA() ? 0 : 1);
+  Type accType = cType.getElementType();
+  Location loc = gemm.getLoc();
+  OpBuilder b(gemm);
+  Value regs = registers.lookup(c);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value kBound = arith::ConstantIndexOp::create(b, loc, k);
+  for (int64_t slot = 0; slot < layout.getSlots(); ++slot) {
+    bool any = false;
+    for (int64_t t = 0; t < threads && !any; ++t)
+      any = layout.applyInverse(t, slot).has_value();
+    if (!any)
+      continue;
+    SmallVector<Value> ij = emitInverse(b, loc, layout.getInverse(), slot, 2);
+    Value valid = emitValidity(b, loc, layout, slot, ij, cType.getShape());
+    OpBuilder::InsertionGuard guard(b);
+    if (valid) {
+      auto ifOp = scf::IfOp::create(b, loc, valid, /*withElseRegion=*/false);
+      b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    }
+    Value slotIndex = arith::ConstantIndexOp::create(b, loc, slot);
+    Value init =
+        gemm.getClearAccum()
+            ? createZero(b, loc, accType)
+            : memref::LoadOp::create(b, loc, regs, slotIndex).getResult();
+    auto loop = scf::ForOp::create(
+        b, loc, zero, kBound, one, ValueRange{init},
+        [&](OpBuilder &lb, Location l, Value kk, ValueRange iterArgs) {
+          SmallVector<Value> aIndex = gemm.getTransposeA()
+                                          ? SmallVector<Value>{kk, ij[0]}
+                                          : SmallVector<Value>{ij[0], kk};
+          SmallVector<Value> bIndex = gemm.getTransposeB()
+                                          ? SmallVector<Value>{ij[1], kk}
+                                          : SmallVector<Value>{kk, ij[1]};
+          Value av = memref::LoadOp::create(lb, l, gemm.getA(), aIndex);
+          Value bv = memref::LoadOp::create(lb, l, gemm.getB(), bIndex);
+          av = convertElement(lb, l, av, accType);
+          bv = convertElement(lb, l, bv, accType);
+          Value sum =
+              isa<FloatType>(accType)
+                  ? arith::AddFOp::create(lb, l, iterArgs[0],
+                                          arith::MulFOp::create(lb, l, av, bv))
+                        .getResult()
+                  : arith::AddIOp::create(lb, l, iterArgs[0],
+                                          arith::MulIOp::create(lb, l, av, bv))
+                        .getResult();
+          scf::YieldOp::create(lb, l, sum);
+        });
+    memref::StoreOp::create(b, loc, loop.getResult(0), regs, slotIndex);
+  }
+  gemm.erase();
+  return success();
+}
+
+LogicalResult KernelDistributor::run() {
+  Block *body = &kernel.getBody().front();
+  OpBuilder b = OpBuilder::atBlockBegin(body);
+  Location loc = kernel.getLoc();
+  ArrayRef<int64_t> dims = kernel.getThreads();
+  // The linear thread id: x fastest.
+  gpu::Dimension gpuDims[] = {gpu::Dimension::x, gpu::Dimension::y,
+                              gpu::Dimension::z};
+  for (size_t i = dims.size(); i-- > 0;) {
+    Value id =
+        gpu::ThreadIdOp::create(b, loc, gpuDims[i], b.getIndexAttr(dims[i]));
+    if (!tid) {
+      tid = id;
+      continue;
+    }
+    Value scaled = arith::MulIOp::create(
+        b, loc, tid, arith::ConstantIndexOp::create(b, loc, dims[i]));
+    tid = arith::AddIOp::create(b, loc, scaled, id);
+  }
+
+  SmallVector<AllocFragmentOp> fragments;
+  kernel.walk([&](AllocFragmentOp alloc) { fragments.push_back(alloc); });
+  for (AllocFragmentOp alloc : fragments) {
+    FragmentLayoutAttr layout = alloc.getLayoutAttr();
+    if (!layout)
+      return alloc.emitError() << "fragment has no layout; run layout "
+                                  "inference first";
+    OpBuilder allocBuilder(alloc);
+    auto type =
+        MemRefType::get({layout.getSlots()}, alloc.getType().getElementType());
+    registers[alloc] =
+        memref::AllocaOp::create(allocBuilder, alloc.getLoc(), type);
+  }
+
+  SmallVector<Operation *> work;
+  kernel.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (isa<ParallelOp, ReduceOp, GemmOp>(op)) {
+      work.push_back(op);
+      return WalkResult::skip();
+    }
+    return WalkResult::advance();
+  });
+  for (Operation *op : work) {
+    LogicalResult result =
+        TypeSwitch<Operation *, LogicalResult>(op)
+            .Case([&](ParallelOp loop) { return distributeParallel(loop); })
+            .Case([&](ReduceOp reduce) { return distributeReduce(reduce); })
+            .Case([&](GemmOp gemm) { return distributeGemm(gemm); });
+    if (failed(result))
+      return failure();
+  }
+
+  for (AllocFragmentOp alloc : fragments) {
+    for (Operation *user : alloc->getUsers()) {
+      if (isa<AnnotateLayoutOp>(user))
+        continue;
+      InFlightDiagnostic diag =
+          user->emitError()
+          << "fragment " << describeBuffer(alloc)
+          << " is used outside a T.Parallel loop; a fragment's elements are "
+             "spread over the threads and can only be reached from one";
+      return diag;
+    }
+    for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
+      user->erase();
+    alloc.erase();
+  }
+  return success();
+}
+
+struct DistributePass
+    : public tilec::tile::impl::TileDistributeBase<DistributePass> {
+  void runOnOperation() override {
+    WalkResult result = getOperation().walk([&](KernelOp kernel) {
+      if (failed(KernelDistributor(kernel).run()))
+        return WalkResult::interrupt();
+      return WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      signalPassFailure();
+  }
+};
+
+} // namespace

@@ -1,0 +1,308 @@
+//===- InferLayouts.cpp - Fragment and loop layout inference --------------===//
+//
+// Part of tilec. Gives every fragment and every tile.parallel loop a layout:
+// annotations first, then propagation between loops and the fragments they
+// index, then the grid layout for whatever is still free.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec/Analysis/FragmentLayouts.h"
+#include "tilec/Dialect/Tile/IR/TileOps.h"
+#include "tilec/Dialect/Tile/Transforms/Passes.h"
+
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "llvm/ADT/MapVector.h"
+
+namespace tilec::tile {
+#define GEN_PASS_DEF_TILEINFERLAYOUTS
+#include "tilec/Dialect/Tile/Transforms/Passes.h.inc"
+} // namespace tilec::tile
+
+using namespace mlir;
+using namespace tilec;
+using namespace tilec::tile;
+
+namespace {
+
+/// A fragment element access in a loop body.
+struct FragmentAccess {
+  Operation *op;
+  Value buffer;
+  SmallVector<Value> indices;
+};
+
+/// The fragment (a tile.alloc_fragment result) `value` is, if any.
+AllocFragmentOp getFragment(Value value) {
+  return value.getDefiningOp<AllocFragmentOp>();
+}
+
+void collectAccesses(ParallelOp loop, SmallVectorImpl<FragmentAccess> &out) {
+  loop.getBody().walk([&](Operation *op) {
+    if (auto load = dyn_cast<memref::LoadOp>(op)) {
+      if (getFragment(load.getMemRef()))
+        out.push_back(
+            {op, load.getMemRef(), SmallVector<Value>(load.getIndices())});
+    } else if (auto store = dyn_cast<memref::StoreOp>(op)) {
+      if (getFragment(store.getMemRef()))
+        out.push_back(
+            {op, store.getMemRef(), SmallVector<Value>(store.getIndices())});
+    }
+  });
+}
+
+/// Whether `indices` are the loop's induction variables, in order, for the
+/// first `count` of them.
+bool indexesLeading(ArrayRef<Value> indices, ValueRange ivs, size_t count) {
+  if (indices.size() != count || count > ivs.size())
+    return false;
+  for (size_t i = 0; i < count; ++i)
+    if (indices[i] != ivs[i])
+      return false;
+  return true;
+}
+
+/// How a message names a fragment: its .tile name when the front end gave
+/// one.
+std::string describe(AllocFragmentOp alloc) {
+  if (auto name = dyn_cast<NameLoc>(alloc.getLoc()))
+    return ("fragment '" + name.getName().getValue() + "'").str();
+  return "a fragment";
+}
+
+class LayoutSolver {
+public:
+  LayoutSolver(KernelOp kernel, int64_t maxVectorBytes)
+      : kernel(kernel), threads(kernel.getNumThreads()),
+        maxVectorBytes(maxVectorBytes) {}
+
+  LogicalResult run();
+
+private:
+  struct Assignment {
+    FragmentLayoutAttr layout;
+    Location from;
+  };
+
+  /// Gives `alloc` `layout`, required by `from`; fails on a conflict.
+  LogicalResult require(AllocFragmentOp alloc, FragmentLayoutAttr layout,
+                        Operation *from, bool &changed);
+  LogicalResult propagate(bool &changed);
+  FragmentLayoutAttr defaultLayout(ArrayRef<int64_t> shape,
+                                   unsigned elementBytes);
+  FragmentLayoutAttr defaultLoopLayout(ParallelOp loop);
+
+  KernelOp kernel;
+  int64_t threads;
+  int64_t maxVectorBytes;
+  llvm::MapVector<Operation *, Assignment> fragments;
+  DenseMap<Operation *, FragmentLayoutAttr> loops;
+  SmallVector<ParallelOp> loopOrder;
+  SmallVector<ReduceOp> reduces;
+};
+
+LogicalResult LayoutSolver::require(AllocFragmentOp alloc,
+                                    FragmentLayoutAttr layout, Operation *from,
+                                    bool &changed) {
+  auto it = fragments.find(alloc);
+  if (it == fragments.end()) {
+    fragments.insert({alloc, Assignment{layout, from->getLoc()}});
+    changed = true;
+    return success();
+  }
+  if (it->second.layout == layout)
+    return success();
+  InFlightDiagnostic diag = from->emitError()
+                            << describe(alloc)
+                            << " is distributed over the threads in two ways "
+                               "that do not match";
+  diag.attachNote(it->second.from) << "its layout was fixed here";
+  diag.attachNote(alloc.getLoc()) << "the fragment is allocated here";
+  return diag;
+}
+
+LogicalResult LayoutSolver::propagate(bool &changed) {
+  for (ParallelOp loop : loopOrder) {
+    SmallVector<FragmentAccess> accesses;
+    collectAccesses(loop, accesses);
+    ValueRange ivs = loop.getInductionVars();
+    size_t rank = ivs.size();
+
+    // A loop that indexes a laid-out fragment with its own variables runs
+    // in that fragment's layout.
+    if (!loops.count(loop)) {
+      for (const FragmentAccess &access : accesses) {
+        auto it = fragments.find(getFragment(access.buffer));
+        if (it != fragments.end() &&
+            indexesLeading(access.indices, ivs, rank) &&
+            it->second.layout.getShape() == loop.getExtents()) {
+          loops[loop] = it->second.layout;
+          changed = true;
+          break;
+        }
+      }
+    }
+    auto loopLayout = loops.find(loop);
+    if (loopLayout == loops.end())
+      continue;
+
+    for (const FragmentAccess &access : accesses) {
+      AllocFragmentOp alloc = getFragment(access.buffer);
+      if (indexesLeading(access.indices, ivs, rank)) {
+        if (failed(require(alloc, loopLayout->second, access.op, changed)))
+          return failure();
+      } else if (rank > 1 && indexesLeading(access.indices, ivs, rank - 1) &&
+                 !fragments.count(alloc)) {
+        // `b[i]` in a loop over (i, j): b is held by the threads of row i.
+        FailureOr<FragmentLayoutAttr> rows =
+            dropLastDimension(loopLayout->second);
+        if (succeeded(rows) &&
+            (*rows).getShape() == cast<MemRefType>(alloc.getType()).getShape())
+          if (failed(require(alloc, *rows, access.op, changed)))
+            return failure();
+      }
+    }
+  }
+
+  for (ReduceOp reduce : reduces) {
+    AllocFragmentOp src = getFragment(reduce.getSource());
+    AllocFragmentOp dst = getFragment(reduce.getDest());
+    if (!src || !dst)
+      return reduce.emitError() << "reductions of shared or local buffers "
+                                   "are not supported yet; reduce a fragment";
+    int64_t rank = cast<MemRefType>(src.getType()).getRank();
+    if (reduce.getDimAttr().getInt() != rank - 1)
+      return reduce.emitError()
+             << "reductions over dimension " << reduce.getDimAttr().getInt()
+             << " of a rank-" << rank
+             << " fragment are not supported yet; only the last dimension";
+    auto it = fragments.find(src);
+    if (it == fragments.end())
+      continue;
+    FailureOr<FragmentLayoutAttr> rows = dropLastDimension(it->second.layout);
+    if (failed(rows))
+      return reduce.emitError()
+             << "the layout of the reduced fragment cannot be split into "
+                "rows; reductions support grid layouts for now";
+    if ((*rows).getShape() != cast<MemRefType>(dst.getType()).getShape())
+      return reduce.emitError()
+             << "the result of a reduction is written to a buffer of the "
+                "reduced shape; keeping the reduced dimension is not "
+                "supported yet";
+    if (failed(require(dst, *rows, reduce, changed)))
+      return failure();
+  }
+  return success();
+}
+
+FragmentLayoutAttr LayoutSolver::defaultLayout(ArrayRef<int64_t> shape,
+                                               unsigned elementBytes) {
+  int64_t maxVector = std::max<int64_t>(1, maxVectorBytes / elementBytes);
+  GridLayoutParams params = chooseGridLayout(shape, threads, maxVector);
+  return makeGridLayout(kernel.getContext(), shape, threads, params);
+}
+
+FragmentLayoutAttr LayoutSolver::defaultLoopLayout(ParallelOp loop) {
+  // Vectors as wide as the widest element of global or shared memory the
+  // loop touches allows, so that those accesses coalesce into 16-byte
+  // pieces; fragments only live in registers.
+  unsigned elementBytes = 0, fragmentBytes = 4;
+  loop.getBody().walk([&](Operation *op) {
+    Value memref;
+    if (auto load = dyn_cast<memref::LoadOp>(op))
+      memref = load.getMemRef();
+    else if (auto store = dyn_cast<memref::StoreOp>(op))
+      memref = store.getMemRef();
+    if (!memref)
+      return;
+    auto type = cast<MemRefType>(memref.getType());
+    unsigned bytes =
+        std::max(1u, type.getElementType().getIntOrFloatBitWidth() / 8);
+    if (isInScope(type, MemoryScope::Global) ||
+        isInScope(type, MemoryScope::Shared))
+      elementBytes = std::max(elementBytes, bytes);
+    else
+      fragmentBytes = bytes;
+  });
+  return defaultLayout(loop.getExtents(),
+                       elementBytes ? elementBytes : fragmentBytes);
+}
+
+LogicalResult LayoutSolver::run() {
+  kernel.walk([&](Operation *op) {
+    if (auto loop = dyn_cast<ParallelOp>(op)) {
+      loopOrder.push_back(loop);
+      if (FragmentLayoutAttr layout = loop.getLayoutAttr())
+        loops[loop] = layout;
+    } else if (auto reduce = dyn_cast<ReduceOp>(op)) {
+      reduces.push_back(reduce);
+    } else if (auto alloc = dyn_cast<AllocFragmentOp>(op)) {
+      if (FragmentLayoutAttr layout = alloc.getLayoutAttr())
+        fragments.insert({alloc, Assignment{layout, alloc.getLoc()}});
+    }
+  });
+  bool ignored = false;
+  WalkResult annotations = kernel.walk([&](AnnotateLayoutOp annotate) {
+    if (AllocFragmentOp alloc = getFragment(annotate.getBuffer()))
+      if (failed(require(alloc, cast<FragmentLayoutAttr>(annotate.getLayout()),
+                         annotate, ignored)))
+        return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  if (annotations.wasInterrupted())
+    return failure();
+  for (auto [alloc, assignment] : fragments)
+    if (assignment.layout.getThreads() != threads)
+      return alloc->emitError()
+             << describe(cast<AllocFragmentOp>(alloc)) << " has a layout over "
+             << assignment.layout.getThreads()
+             << " threads, but its kernel runs " << threads;
+
+  while (true) {
+    bool changed = false;
+    if (failed(propagate(changed)))
+      return failure();
+    if (changed)
+      continue;
+    // Nothing constrains what is left: the first free loop takes the grid
+    // layout, and propagation resumes from it.
+    auto free = llvm::find_if(
+        loopOrder, [&](ParallelOp loop) { return !loops.count(loop); });
+    if (free == loopOrder.end())
+      break;
+    loops[*free] = defaultLoopLayout(*free);
+  }
+
+  // Fragments no loop or reduction reaches keep the grid layout.
+  kernel.walk([&](AllocFragmentOp alloc) {
+    if (fragments.count(alloc))
+      return;
+    auto type = cast<MemRefType>(alloc.getType());
+    unsigned bytes =
+        std::max(1u, type.getElementType().getIntOrFloatBitWidth() / 8);
+    fragments.insert({alloc, Assignment{defaultLayout(type.getShape(), bytes),
+                                        alloc.getLoc()}});
+  });
+
+  for (auto [op, assignment] : fragments)
+    cast<AllocFragmentOp>(op).setLayoutAttr(assignment.layout);
+  for (ParallelOp loop : loopOrder)
+    loop.setLayoutAttr(loops[loop]);
+  return success();
+}
+
+struct InferLayoutsPass
+    : public tilec::tile::impl::TileInferLayoutsBase<InferLayoutsPass> {
+  using TileInferLayoutsBase::TileInferLayoutsBase;
+
+  void runOnOperation() override {
+    WalkResult result = getOperation().walk([&](KernelOp kernel) {
+      if (failed(LayoutSolver(kernel, maxVectorBytes).run()))
+        return WalkResult::interrupt();
+      return WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      signalPassFailure();
+  }
+};
+
+} // namespace

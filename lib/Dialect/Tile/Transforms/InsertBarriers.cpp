@@ -1,0 +1,126 @@
+//===- InsertBarriers.cpp - Block barriers between shared accesses --------===//
+//
+// Part of tilec. Walks the statements of each kernel in order, remembering
+// the shared buffers read and written since the last barrier, and inserts a
+// gpu.barrier before a statement that would race with them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec/Dialect/Tile/IR/TileOps.h"
+#include "tilec/Dialect/Tile/Transforms/Passes.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/DenseSet.h"
+
+namespace tilec::tile {
+#define GEN_PASS_DEF_TILEINSERTBARRIERS
+#include "tilec/Dialect/Tile/Transforms/Passes.h.inc"
+} // namespace tilec::tile
+
+using namespace mlir;
+using namespace tilec::tile;
+
+namespace {
+
+/// Shared buffers read and written.
+struct Accesses {
+  llvm::DenseSet<Value> reads, writes;
+
+  void merge(const Accesses &other) {
+    reads.insert(other.reads.begin(), other.reads.end());
+    writes.insert(other.writes.begin(), other.writes.end());
+  }
+  void clear() {
+    reads.clear();
+    writes.clear();
+  }
+  /// Whether a statement with `next`'s accesses races with these.
+  bool conflictsWith(const Accesses &next) const {
+    for (Value buffer : next.writes)
+      if (reads.contains(buffer) || writes.contains(buffer))
+        return true;
+    for (Value buffer : next.reads)
+      if (writes.contains(buffer))
+        return true;
+    return false;
+  }
+};
+
+/// The shared buffers `op` and the ops it holds read and write.
+Accesses accessesOf(Operation *op) {
+  Accesses result;
+  op->walk([&](Operation *inner) {
+    auto effects = dyn_cast<MemoryEffectOpInterface>(inner);
+    if (!effects)
+      return;
+    SmallVector<MemoryEffects::EffectInstance> instances;
+    effects.getEffects(instances);
+    for (const MemoryEffects::EffectInstance &effect : instances) {
+      Value buffer = effect.getValue();
+      if (!buffer || !isInScope(buffer.getType(), MemoryScope::Shared))
+        continue;
+      if (isa<MemoryEffects::Read>(effect.getEffect()))
+        result.reads.insert(buffer);
+      else if (isa<MemoryEffects::Write>(effect.getEffect()))
+        result.writes.insert(buffer);
+    }
+  });
+  return result;
+}
+
+bool isLoop(Operation *op) {
+  return isa<SerialOp, UnrollOp, PipelinedOp, scf::ForOp>(op);
+}
+
+/// Processes the statements of `block` with `pending` accesses since the
+/// last barrier, inserting barriers; leaves in `pending` what is unsynced
+/// at the end.
+void synchronize(Block &block, Accesses &pending) {
+  for (Operation &op : llvm::make_early_inc_range(block)) {
+    if (op.hasTrait<mlir::OpTrait::IsTerminator>())
+      continue;
+    Accesses own = accessesOf(&op);
+    if (own.reads.empty() && own.writes.empty())
+      continue;
+    if (isLoop(&op)) {
+      // An iteration starts with what came before the loop and with what
+      // the previous iteration left.
+      Block &body = op.getRegion(0).front();
+      Accesses inner = pending;
+      inner.merge(own);
+      synchronize(body, inner);
+      pending.merge(inner);
+      continue;
+    }
+    if (auto ifOp = dyn_cast<scf::IfOp>(&op)) {
+      Accesses thenPending = pending, elsePending = pending;
+      if (!ifOp.getThenRegion().empty())
+        synchronize(ifOp.getThenRegion().front(), thenPending);
+      if (!ifOp.getElseRegion().empty())
+        synchronize(ifOp.getElseRegion().front(), elsePending);
+      pending = thenPending;
+      pending.merge(elsePending);
+      continue;
+    }
+    if (pending.conflictsWith(own)) {
+      OpBuilder b(&op);
+      gpu::BarrierOp::create(b, op.getLoc());
+      pending.clear();
+    }
+    pending.merge(own);
+  }
+}
+
+struct InsertBarriersPass
+    : public tilec::tile::impl::TileInsertBarriersBase<InsertBarriersPass> {
+  void runOnOperation() override {
+    getOperation().walk([&](KernelOp kernel) {
+      Accesses pending;
+      synchronize(kernel.getBody().front(), pending);
+    });
+  }
+};
+
+} // namespace

@@ -1,0 +1,276 @@
+//===- LowerCopies.cpp - Copies, fills and clears as element loops --------===//
+//
+// Part of tilec. Rewrites tile.copy, tile.fill, tile.clear and the tile form
+// of tile.atomic_add into tile.parallel loops over elements, with the
+// bounds checks their semantics ask for.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec/Dialect/Tile/IR/TileOps.h"
+#include "tilec/Dialect/Tile/Transforms/Passes.h"
+#include "tilec/Dialect/Tile/Transforms/Utils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+
+namespace tilec::tile {
+#define GEN_PASS_DEF_TILELOWERCOPIES
+#include "tilec/Dialect/Tile/Transforms/Passes.h.inc"
+} // namespace tilec::tile
+
+using namespace mlir;
+using namespace tilec::tile;
+
+namespace {
+
+/// One side of a copy.
+struct RegionAccess {
+  Value buffer;
+  SmallVector<OpFoldResult> offsets;
+  ArrayRef<int64_t> extents;
+
+  /// The element indices at loop indices `ivs` over the loop `shape`. The
+  /// loop runs over one side's extents; the non-unit dimensions of the two
+  /// sides correspond in order.
+  SmallVector<Value> indices(OpBuilder &b, Location loc, ValueRange ivs,
+                             ArrayRef<int64_t> shape) const {
+    // The side the loop runs over is indexed by the loop's own variables,
+    // unit dimensions included.
+    if (shape == extents) {
+      SmallVector<Value> result;
+      for (auto [offset, iv] : llvm::zip(offsets, ivs)) {
+        std::optional<int64_t> constant = getConstantIntValue(offset);
+        result.push_back(
+            constant == 0
+                ? iv
+                : b.createOrFold<arith::AddIOp>(
+                      loc, getValueOrCreateConstantIndexOp(b, loc, offset),
+                      iv));
+      }
+      return result;
+    }
+    SmallVector<Value> nonUnit;
+    for (auto [iv, extent] : llvm::zip(ivs, shape))
+      if (extent != 1)
+        nonUnit.push_back(iv);
+    SmallVector<Value> result;
+    unsigned next = 0;
+    for (auto [offset, extent] : llvm::zip(offsets, extents)) {
+      Value base = getValueOrCreateConstantIndexOp(b, loc, offset);
+      if (extent == 1) {
+        result.push_back(base);
+        continue;
+      }
+      result.push_back(
+          b.createOrFold<arith::AddIOp>(loc, base, nonUnit[next++]));
+    }
+    return result;
+  }
+
+  /// `indices` are inside the buffer, checked only in the dimensions where
+  /// the region is not known to fit; null when no check is needed.
+  Value inBounds(OpBuilder &b, Location loc, ValueRange indices) const {
+    auto type = cast<MemRefType>(buffer.getType());
+    Value result;
+    for (auto [dim, index] : llvm::enumerate(indices)) {
+      std::optional<int64_t> offset = getConstantIntValue(offsets[dim]);
+      int64_t size = type.getDimSize(dim);
+      if (offset && !ShapedType::isDynamic(size) &&
+          *offset + extents[dim] <= size)
+        continue;
+      Value bound =
+          ShapedType::isDynamic(size)
+              ? memref::DimOp::create(b, loc, buffer, dim).getResult()
+              : arith::ConstantIndexOp::create(b, loc, size).getResult();
+      // Offsets are non-negative, so one unsigned compare checks both ends.
+      Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, index,
+                                       bound);
+      result =
+          result ? arith::AndIOp::create(b, loc, result, ok).getResult() : ok;
+    }
+    return result;
+  }
+};
+
+/// The loop shape of a copy: the extents of its fragment side, else of its
+/// shared side, so that the loop indexes the on-chip buffer with its own
+/// variables (what layout inference matches on); between two global
+/// tensors, the extents without unit dimensions.
+SmallVector<int64_t> loopShape(const RegionAccess &src,
+                               const RegionAccess &dst) {
+  for (MemoryScope scope :
+       {MemoryScope::Fragment, MemoryScope::Shared, MemoryScope::Local})
+    for (const RegionAccess *side : {&dst, &src})
+      if (isInScope(side->buffer.getType(), scope))
+        return SmallVector<int64_t>(side->extents);
+  SmallVector<int64_t> shape;
+  for (int64_t extent : src.extents)
+    if (extent != 1)
+      shape.push_back(extent);
+  if (shape.empty())
+    shape.push_back(1);
+  return shape;
+}
+
+/// A parallel loop over `shape` whose body `build` fills, at the loop's
+/// position.
+void buildParallel(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
+                   function_ref<void(OpBuilder &, ValueRange)> build) {
+  auto loop = ParallelOp::create(b, loc, shape);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&loop.getBody().front());
+  build(b, loop.getInductionVars());
+}
+
+/// Loads `access` at `indices`, zero where `valid` is false.
+Value loadOrZero(OpBuilder &b, Location loc, Value buffer, ValueRange indices,
+                 Value valid) {
+  Type elementType = cast<MemRefType>(buffer.getType()).getElementType();
+  if (!valid)
+    return memref::LoadOp::create(b, loc, buffer, indices);
+  auto ifOp = scf::IfOp::create(
+      b, loc, valid,
+      [&](OpBuilder &then, Location l) {
+        Value v = memref::LoadOp::create(then, l, buffer, indices);
+        scf::YieldOp::create(then, l, v);
+      },
+      [&](OpBuilder &otherwise, Location l) {
+        scf::YieldOp::create(otherwise, l,
+                             createZero(otherwise, l, elementType));
+      });
+  return ifOp.getResult(0);
+}
+
+/// Runs `build` only where `valid` holds (always when it is null).
+void guarded(OpBuilder &b, Location loc, Value valid,
+             function_ref<void(OpBuilder &)> build) {
+  if (!valid) {
+    build(b);
+    return;
+  }
+  auto ifOp = scf::IfOp::create(b, loc, valid, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+  build(b);
+}
+
+void lowerCopy(CopyOp copy) {
+  OpBuilder b(copy);
+  Location loc = copy.getLoc();
+  RegionAccess src{copy.getSource(), copy.getMixedSourceOffsets(),
+                   copy.getSourceExtents()};
+  RegionAccess dst{copy.getDest(), copy.getMixedDestOffsets(),
+                   copy.getDestExtents()};
+  Type dstElement = cast<MemRefType>(dst.buffer.getType()).getElementType();
+  SmallVector<int64_t> shape = loopShape(src, dst);
+  buildParallel(b, loc, shape, [&](OpBuilder &b, ValueRange ivs) {
+    SmallVector<Value> srcIndices = src.indices(b, loc, ivs, shape);
+    SmallVector<Value> dstIndices = dst.indices(b, loc, ivs, shape);
+    Value value = loadOrZero(b, loc, src.buffer, srcIndices,
+                             src.inBounds(b, loc, srcIndices));
+    value = convertElement(b, loc, value, dstElement);
+    guarded(b, loc, dst.inBounds(b, loc, dstIndices), [&](OpBuilder &b) {
+      memref::StoreOp::create(b, loc, value, dst.buffer, dstIndices);
+    });
+  });
+  copy.erase();
+}
+
+void lowerFill(Operation *op, Value buffer, Value value) {
+  OpBuilder b(op);
+  Location loc = op->getLoc();
+  auto type = cast<MemRefType>(buffer.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  if (shape.empty())
+    shape.push_back(1);
+  buildParallel(b, loc, shape, [&](OpBuilder &b, ValueRange ivs) {
+    SmallVector<Value> indices(ivs.take_front(type.getRank()));
+    memref::StoreOp::create(b, loc, value, buffer, indices);
+  });
+  op->erase();
+}
+
+/// The tile form of tile.atomic_add: one atomic add per element, skipping
+/// elements outside the destination.
+void lowerAtomicTile(AtomicAddOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  auto valueType = cast<MemRefType>(op.getValue().getType());
+  auto destType = cast<MemRefType>(op.getDest().getType());
+  // The tile lands at the region that starts at the indices, with leading
+  // unit dimensions where the tile has lower rank.
+  SmallVector<int64_t> extents(destType.getRank() - valueType.getRank(), 1);
+  llvm::append_range(extents, valueType.getShape());
+  RegionAccess dst{op.getDest(), getAsOpFoldResult(op.getIndices()), extents};
+  SmallVector<int64_t> shape(valueType.getShape());
+  buildParallel(b, loc, shape, [&](OpBuilder &b, ValueRange ivs) {
+    Value value = memref::LoadOp::create(b, loc, op.getValue(), ivs);
+    value = convertElement(b, loc, value, destType.getElementType());
+    // The loop runs over the whole tile, unit dimensions included.
+    SmallVector<Value> indices;
+    unsigned lead = destType.getRank() - valueType.getRank();
+    for (auto [dim, base] : llvm::enumerate(op.getIndices()))
+      indices.push_back(dim < lead ? base
+                                   : b.createOrFold<arith::AddIOp>(
+                                         loc, base, ivs[dim - lead]));
+    guarded(b, loc, dst.inBounds(b, loc, indices), [&](OpBuilder &b) {
+      memref::AtomicRMWOp::create(b, loc,
+                                  isa<FloatType>(value.getType())
+                                      ? arith::AtomicRMWKind::addf
+                                      : arith::AtomicRMWKind::addi,
+                                  value, op.getDest(), indices);
+    });
+  });
+  op.erase();
+}
+
+/// The scalar form: one atomic add, skipped outside the destination.
+void lowerAtomicScalar(AtomicAddOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  SmallVector<int64_t> extents(op.getIndices().size(), 1);
+  RegionAccess dst{op.getDest(), getAsOpFoldResult(op.getIndices()), extents};
+  SmallVector<Value> indices(op.getIndices());
+  guarded(b, loc, dst.inBounds(b, loc, indices), [&](OpBuilder &b) {
+    memref::AtomicRMWOp::create(b, loc,
+                                isa<FloatType>(op.getValue().getType())
+                                    ? arith::AtomicRMWKind::addf
+                                    : arith::AtomicRMWKind::addi,
+                                op.getValue(), op.getDest(), indices);
+  });
+  op.erase();
+}
+
+struct LowerCopiesPass
+    : public tilec::tile::impl::TileLowerCopiesBase<LowerCopiesPass> {
+  void runOnOperation() override {
+    SmallVector<Operation *> ops;
+    getOperation().walk([&](Operation *op) {
+      if (isa<CopyOp, FillOp, ClearOp, AtomicAddOp>(op))
+        ops.push_back(op);
+    });
+    for (Operation *op : ops) {
+      if (auto copy = dyn_cast<CopyOp>(op)) {
+        lowerCopy(copy);
+      } else if (auto fill = dyn_cast<FillOp>(op)) {
+        lowerFill(fill, fill.getBuffer(), fill.getValue());
+      } else if (auto clear = dyn_cast<ClearOp>(op)) {
+        OpBuilder b(clear);
+        Type type =
+            cast<MemRefType>(clear.getBuffer().getType()).getElementType();
+        lowerFill(clear, clear.getBuffer(),
+                  createZero(b, clear.getLoc(), type));
+      } else if (auto atomic = dyn_cast<AtomicAddOp>(op)) {
+        if (isa<MemRefType>(atomic.getValue().getType()))
+          lowerAtomicTile(atomic);
+        else
+          lowerAtomicScalar(atomic);
+      }
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,89 @@
+//===- LowerLoops.cpp - Serial, unrolled and pipelined loops to scf -------===//
+//
+// Part of tilec.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec/Dialect/Tile/IR/TileOps.h"
+#include "tilec/Dialect/Tile/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+
+namespace tilec::tile {
+#define GEN_PASS_DEF_TILELOWERLOOPS
+#include "tilec/Dialect/Tile/Transforms/Passes.h.inc"
+} // namespace tilec::tile
+
+using namespace mlir;
+using namespace tilec::tile;
+
+namespace {
+
+/// Replaces `loop` by an scf.for running its body.
+void toScfFor(Operation *loop, Value lb, Value ub, Value step) {
+  OpBuilder b(loop);
+  auto forOp = scf::ForOp::create(b, loop->getLoc(), lb, ub, step);
+  Block &oldBody = loop->getRegion(0).front();
+  Block &newBody = *forOp.getBody();
+  oldBody.getArgument(0).replaceAllUsesWith(forOp.getInductionVar());
+  oldBody.getTerminator()->erase();
+  newBody.getOperations().splice(newBody.begin(), oldBody.getOperations());
+  loop->erase();
+}
+
+LogicalResult unroll(UnrollOp loop) {
+  APInt lb, ub, step;
+  if (!matchPattern(loop.getLowerBound(), m_ConstantInt(&lb)) ||
+      !matchPattern(loop.getUpperBound(), m_ConstantInt(&ub)) ||
+      !matchPattern(loop.getStep(), m_ConstantInt(&step)))
+    return loop.emitError() << "T.unroll needs bounds known at compile time";
+  int64_t trips = 0;
+  for (int64_t i = lb.getSExtValue(); i < ub.getSExtValue();
+       i += step.getSExtValue())
+    ++trips;
+  if (trips > 4096)
+    return loop.emitError() << "T.unroll of " << trips
+                            << " iterations; use T.serial for long loops";
+  OpBuilder b(loop);
+  Block &body = loop.getBody().front();
+  for (int64_t i = lb.getSExtValue(); i < ub.getSExtValue();
+       i += step.getSExtValue()) {
+    IRMapping mapping;
+    mapping.map(body.getArgument(0),
+                arith::ConstantIndexOp::create(b, loop.getLoc(), i));
+    for (Operation &op : body.without_terminator())
+      b.clone(op, mapping);
+  }
+  loop.erase();
+  return success();
+}
+
+struct LowerLoopsPass
+    : public tilec::tile::impl::TileLowerLoopsBase<LowerLoopsPass> {
+  void runOnOperation() override {
+    SmallVector<Operation *> loops;
+    getOperation().walk([&](Operation *op) {
+      if (isa<SerialOp, UnrollOp, PipelinedOp>(op))
+        loops.push_back(op);
+    });
+    // Inner loops first (post-order), so that unrolling clones lowered code.
+    for (Operation *op : loops) {
+      if (auto serial = dyn_cast<SerialOp>(op)) {
+        toScfFor(serial, serial.getLowerBound(), serial.getUpperBound(),
+                 serial.getStep());
+      } else if (auto pipelined = dyn_cast<PipelinedOp>(op)) {
+        OpBuilder b(pipelined);
+        Value one = arith::ConstantIndexOp::create(b, pipelined.getLoc(), 1);
+        toScfFor(pipelined, pipelined.getLowerBound(),
+                 pipelined.getUpperBound(), one);
+      } else if (failed(unroll(cast<UnrollOp>(op)))) {
+        return signalPassFailure();
+      }
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,77 @@
+//===- Utils.cpp - Helpers shared by the tile passes ----------------------===//
+//
+// Part of tilec.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec/Dialect/Tile/Transforms/Utils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/AffineExpr.h"
+
+using namespace mlir;
+
+Value tilec::tile::convertElement(OpBuilder &builder, Location loc, Value value,
+                                  Type to) {
+  Type from = value.getType();
+  if (from == to)
+    return value;
+  auto fromFloat = dyn_cast<FloatType>(from);
+  auto toFloat = dyn_cast<FloatType>(to);
+  if (fromFloat && toFloat) {
+    if (fromFloat.getWidth() < toFloat.getWidth())
+      return arith::ExtFOp::create(builder, loc, to, value);
+    if (fromFloat.getWidth() > toFloat.getWidth())
+      return arith::TruncFOp::create(builder, loc, to, value);
+    Value wide =
+        arith::ExtFOp::create(builder, loc, builder.getF32Type(), value);
+    return arith::TruncFOp::create(builder, loc, to, wide);
+  }
+  if (fromFloat)
+    return arith::FPToSIOp::create(builder, loc, to, value);
+  if (toFloat)
+    return arith::SIToFPOp::create(builder, loc, to, value);
+  unsigned fromWidth = from.getIntOrFloatBitWidth();
+  unsigned toWidth = to.getIntOrFloatBitWidth();
+  if (fromWidth < toWidth)
+    return fromWidth == 1
+               ? arith::ExtUIOp::create(builder, loc, to, value).getResult()
+               : arith::ExtSIOp::create(builder, loc, to, value).getResult();
+  return arith::TruncIOp::create(builder, loc, to, value);
+}
+
+Value tilec::tile::createZero(OpBuilder &builder, Location loc, Type type) {
+  return arith::ConstantOp::create(builder, loc, builder.getZeroAttr(type));
+}
+
+Value tilec::tile::emitNonNegativeAffine(OpBuilder &builder, Location loc,
+                                         AffineExpr expr, ValueRange dims) {
+  switch (expr.getKind()) {
+  case AffineExprKind::Constant:
+    return arith::ConstantIndexOp::create(
+        builder, loc, cast<AffineConstantExpr>(expr).getValue());
+  case AffineExprKind::DimId:
+    return dims[cast<AffineDimExpr>(expr).getPosition()];
+  case AffineExprKind::SymbolId:
+    llvm_unreachable("layout maps have no symbols");
+  default:
+    break;
+  }
+  auto binary = cast<AffineBinaryOpExpr>(expr);
+  Value lhs = emitNonNegativeAffine(builder, loc, binary.getLHS(), dims);
+  Value rhs = emitNonNegativeAffine(builder, loc, binary.getRHS(), dims);
+  switch (expr.getKind()) {
+  case AffineExprKind::Add:
+    return builder.createOrFold<arith::AddIOp>(loc, lhs, rhs);
+  case AffineExprKind::Mul:
+    return builder.createOrFold<arith::MulIOp>(loc, lhs, rhs);
+  case AffineExprKind::FloorDiv:
+    return builder.createOrFold<arith::DivUIOp>(loc, lhs, rhs);
+  case AffineExprKind::CeilDiv:
+    return builder.createOrFold<arith::CeilDivUIOp>(loc, lhs, rhs);
+  case AffineExprKind::Mod:
+    return builder.createOrFold<arith::RemUIOp>(loc, lhs, rhs);
+  default:
+    llvm_unreachable("unexpected affine expression");
+  }
+}

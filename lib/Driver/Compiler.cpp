@@ -1,0 +1,328 @@
+//===- Compiler.cpp - From the tile dialect to GPU binaries ---------------===//
+//
+// Part of tilec. Assembles the pass pipeline per stage and target, and reads
+// the lowered module back for the header generator.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec/Driver/Compiler.h"
+#include "tilec/Conversion/Passes.h"
+#include "tilec/Dialect/Tile/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+
+using namespace mlir;
+using namespace tilec;
+
+//===----------------------------------------------------------------------===//
+// Pipeline
+//===----------------------------------------------------------------------===//
+
+static LogicalResult addPipeline(OpPassManager &pm, StringRef pipeline) {
+  std::string errors;
+  llvm::raw_string_ostream os(errors);
+  if (succeeded(parsePassPipeline(pipeline, pm, os)))
+    return success();
+  llvm::errs() << "tilec: internal error: bad pass pipeline '" << pipeline
+               << "': " << errors << "\n";
+  return failure();
+}
+
+static void addTilePipeline(PassManager &pm) {
+  OpPassManager &fpm = pm.nest<func::FuncOp>();
+  fpm.addPass(tile::createTileLowerCopies());
+  fpm.addPass(tile::createTileInferLayouts());
+  fpm.addPass(tile::createTileInsertBarriers());
+  fpm.addPass(tile::createTileDistribute());
+  fpm.addPass(tile::createTileLowerLoops());
+  fpm.addPass(createCanonicalizerPass());
+  fpm.addPass(createCSEPass());
+  pm.addPass(createConvertTileToGPU());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+static LogicalResult addDevicePipeline(PassManager &pm,
+                                       const CompileOptions &options) {
+  const TargetInfo &target = *options.target;
+  // Bounds checks that ranges prove unnecessary go first, so that the
+  // accesses they guarded can be vectorized.
+  std::string common = "int-range-optimizations,canonicalize,cse,"
+                       "convert-scf-to-cf,";
+  std::string lower;
+  std::string attach;
+  std::string opt = std::to_string(options.optLevel);
+  if (target.isNVIDIA()) {
+    lower = "convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv=1 "
+            "index-bitwidth=32}";
+    attach = "nvvm-attach-target{chip=" + target.name.str() + " O=" + opt +
+             (options.fastMath ? " fast=1 ftz=1" : "") + "}";
+  } else {
+    lower = "convert-gpu-to-rocdl{chipset=" + target.name.str() +
+            " use-bare-ptr-memref-call-conv=1 index-bitwidth=32 runtime=HIP}";
+    attach = "rocdl-attach-target{chip=" + target.name.str() + " O=" + opt +
+             (options.fastMath ? " fast=1 unsafe-math=1" : "") +
+             (target.warpSize == 64 ? " wave64=1" : "") + "}";
+  }
+  return addPipeline(pm, "gpu.module(" + common + lower +
+                             ",canonicalize,cse,reconcile-unrealized-casts)," +
+                             attach);
+}
+
+static LogicalResult
+addSerialization(PassManager &pm, const CompileOptions &options, bool binary) {
+  const std::string &toolkit =
+      options.target->isNVIDIA() ? options.cudaPath : options.rocmPath;
+  if (!options.target->isNVIDIA() &&
+      (toolkit.empty() ||
+       !llvm::sys::fs::exists(toolkit + "/amdgcn/bitcode/ocml.bc"))) {
+    llvm::errs() << "tilec: error: AMD targets need the ROCm device libraries "
+                    "(Debian: rocm-device-libs) in a directory with "
+                    "amdgcn/bitcode and llvm/bin/ld.lld; none was found"
+                 << (toolkit.empty() ? "" : " at '" + toolkit + "'")
+                 << "; give one with --rocm-path\n";
+    return failure();
+  }
+  if (options.target->isNVIDIA() && binary &&
+      !llvm::sys::fs::exists(toolkit + "/bin/ptxas")) {
+    llvm::errs() << "tilec: error: no ptxas in the CUDA toolkit at '" << toolkit
+                 << "'; give the toolkit with --cuda-path\n";
+    return failure();
+  }
+  return addPipeline(pm, std::string("gpu-module-to-binary{format=") +
+                             (binary ? "bin" : "isa") + " toolkit=" + toolkit +
+                             "}");
+}
+
+LogicalResult
+tilec::lowerModule(ModuleOp module, const CompileOptions &options, Stage from,
+                   Stage to,
+                   function_ref<LogicalResult(PassManager &)> configure) {
+  if (to <= from)
+    return success();
+  PassManager pm(module.getContext());
+  if (configure && failed(configure(pm)))
+    return failure();
+  if (from < Stage::GPU && to >= Stage::GPU)
+    addTilePipeline(pm);
+  if (from < Stage::LLVM && to >= Stage::LLVM &&
+      failed(addDevicePipeline(pm, options)))
+    return failure();
+  if (to >= Stage::Assembly &&
+      failed(addSerialization(pm, options, to == Stage::Binary)))
+    return failure();
+  return pm.run(module);
+}
+
+FailureOr<std::string> tilec::getCompiledObject(ModuleOp module) {
+  for (auto binary : module.getOps<gpu::BinaryOp>())
+    for (Attribute object : binary.getObjects())
+      return cast<gpu::ObjectAttr>(object).getObject().getValue().str();
+  return module.emitError() << "the module holds no compiled kernels";
+}
+
+//===----------------------------------------------------------------------===//
+// Kernel descriptions
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Writes the host-side computation of a launch extent as a C expression
+/// over the launch function's parameters.
+class CExpressionWriter {
+public:
+  CExpressionWriter(func::FuncOp func, ArrayRef<std::string> names)
+      : func(func), names(names) {}
+
+  FailureOr<std::string> write(Value value) {
+    if (auto arg = dyn_cast<BlockArgument>(value)) {
+      if (arg.getOwner()->getParentOp() != func)
+        return failure();
+      return "((int64_t)" + names[arg.getArgNumber()] + ")";
+    }
+    Operation *op = value.getDefiningOp();
+    if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
+      if (auto integer = dyn_cast<IntegerAttr>(constant.getValue()))
+        return "INT64_C(" + std::to_string(integer.getInt()) + ")";
+      return op->emitError() << "a launch extent is not an integer";
+    }
+    if (isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp,
+            arith::ExtUIOp, arith::TruncIOp>(op))
+      return write(op->getOperand(0));
+    if (op->getNumOperands() != 2)
+      return unsupported(op);
+    FailureOr<std::string> a = write(op->getOperand(0));
+    FailureOr<std::string> b = write(op->getOperand(1));
+    if (failed(a) || failed(b))
+      return failure();
+    auto binary = [&](StringRef symbol) {
+      return "(" + *a + " " + symbol.str() + " " + *b + ")";
+    };
+    return TypeSwitch<Operation *, FailureOr<std::string>>(op)
+        .Case([&](arith::AddIOp) { return binary("+"); })
+        .Case([&](arith::SubIOp) { return binary("-"); })
+        .Case([&](arith::MulIOp) { return binary("*"); })
+        .Case<arith::DivSIOp, arith::DivUIOp, arith::FloorDivSIOp>(
+            [&](auto) { return binary("/"); })
+        .Case<arith::RemSIOp, arith::RemUIOp>([&](auto) { return binary("%"); })
+        .Case<arith::CeilDivSIOp, arith::CeilDivUIOp>([&](auto) {
+          return "((" + *a + " + " + *b + " - 1) / " + *b + ")";
+        })
+        .Case<arith::MinSIOp, arith::MinUIOp>([&](auto) {
+          return "(" + *a + " < " + *b + " ? " + *a + " : " + *b + ")";
+        })
+        .Case<arith::MaxSIOp, arith::MaxUIOp>([&](auto) {
+          return "(" + *a + " > " + *b + " ? " + *a + " : " + *b + ")";
+        })
+        .Default([&](Operation *op) { return unsupported(op); });
+  }
+
+private:
+  FailureOr<std::string> unsupported(Operation *op) {
+    return op->emitError()
+           << "the grid cannot be computed on the host: it uses '"
+           << op->getName()
+           << "'; compute it from the kernel's integer "
+              "parameters with + - * // % and T.ceildiv";
+  }
+
+  func::FuncOp func;
+  ArrayRef<std::string> names;
+};
+
+/// The C type of a scalar parameter.
+FailureOr<std::string> cTypeOf(Type type) {
+  if (type.isF32())
+    return std::string("float");
+  if (type.isF64())
+    return std::string("double");
+  if (type.isF16() || type.isBF16())
+    return std::string("uint16_t");
+  if (auto integer = dyn_cast<IntegerType>(type)) {
+    switch (integer.getWidth()) {
+    case 8:
+    case 16:
+    case 32:
+    case 64:
+      return "int" + std::to_string(integer.getWidth()) + "_t";
+    default:
+      break;
+    }
+  }
+  return failure();
+}
+
+} // namespace
+
+FailureOr<ModuleInfo> tilec::describeKernels(ModuleOp module,
+                                             const CompileOptions &options,
+                                             StringRef prefix,
+                                             StringRef sourceName) {
+  ModuleInfo info;
+  info.runtime = options.target->isNVIDIA() ? ModuleInfo::Runtime::CUDA
+                                            : ModuleInfo::Runtime::HIP;
+  info.prefix = prefix.str();
+  info.arch = options.target->name.str();
+  info.sourceName = sourceName.str();
+
+  for (auto func : module.getOps<func::FuncOp>()) {
+    SmallVector<gpu::LaunchFuncOp> launches(
+        func.getBody().getOps<gpu::LaunchFuncOp>());
+    if (launches.size() != 1)
+      continue;
+    gpu::LaunchFuncOp launch = launches.front();
+    auto gpuFunc = SymbolTable::lookupNearestSymbolFrom<gpu::GPUFuncOp>(
+        launch, launch.getKernel());
+    if (!gpuFunc)
+      return launch.emitError() << "the launched kernel is not in the module";
+
+    KernelInfo kernel;
+    kernel.name = func.getSymName().str();
+    auto argNames = func->getAttrOfType<ArrayAttr>("tile.arg_names");
+    std::vector<std::string> names;
+    for (unsigned i = 0; i < func.getNumArguments(); ++i)
+      names.push_back(argNames ? cast<StringAttr>(argNames[i]).str()
+                               : "arg" + std::to_string(i));
+    for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
+      KernelParamInfo param;
+      param.name = names[i];
+      Type type = arg.getType();
+      if (auto memref = dyn_cast<MemRefType>(type)) {
+        param.kind = KernelParamInfo::Kind::Tensor;
+        Type element = memref.getElementType();
+        param.elementBytes =
+            std::max<unsigned>(1, element.getIntOrFloatBitWidth() / 8);
+        FailureOr<std::string> cType = cTypeOf(element);
+        param.cType = succeeded(cType) ? *cType : "void";
+        if (auto align = gpuFunc.getArgAttrOfType<IntegerAttr>(i, "llvm.align"))
+          param.alignment = align.getInt();
+        auto dims = func.getArgAttrOfType<DenseI64ArrayAttr>(i, "tile.dims");
+        for (int64_t dim = 0; dim < memref.getRank(); ++dim)
+          param.shape.push_back(memref.isDynamicDim(dim)
+                                    ? -dims[dim] - 1
+                                    : memref.getDimSize(dim));
+      } else if (type.isIndex()) {
+        param.kind = KernelParamInfo::Kind::Dim;
+        param.cType = "int64_t";
+      } else {
+        param.kind = KernelParamInfo::Kind::Scalar;
+        FailureOr<std::string> cType = cTypeOf(type);
+        if (failed(cType))
+          return func.emitError() << "parameter '" << param.name << "' of type "
+                                  << type << " cannot be passed from C yet";
+        param.cType = *cType;
+      }
+      kernel.params.push_back(std::move(param));
+    }
+
+    CExpressionWriter writer(func, names);
+    gpu::KernelDim3 grid = launch.getGridSizeOperandValues();
+    Value gridValues[] = {grid.x, grid.y, grid.z};
+    for (int i = 0; i < 3; ++i) {
+      FailureOr<std::string> expr = writer.write(gridValues[i]);
+      if (failed(expr))
+        return failure();
+      kernel.grid[i] = *expr;
+    }
+    if (auto block = gpuFunc.getKnownBlockSizeAttr())
+      for (int i = 0; i < 3; ++i)
+        kernel.threads[i] = block[i];
+    if (auto bytes =
+            gpuFunc->getAttrOfType<IntegerAttr>(kSharedMemoryBytesAttr))
+      kernel.sharedMemoryBytes = bytes.getInt();
+    if (kernel.sharedMemoryBytes > options.target->maxSharedMemoryBytes)
+      return func.emitError()
+             << "kernel '" << kernel.name << "' needs "
+             << kernel.sharedMemoryBytes << " bytes of shared memory; "
+             << options.target->name << " gives a block at most "
+             << options.target->maxSharedMemoryBytes;
+    info.kernels.push_back(std::move(kernel));
+  }
+  return info;
+}
+
+std::string tilec::getDefaultCudaPath() {
+  if (std::optional<std::string> path = llvm::sys::Process::GetEnv("CUDA_PATH"))
+    return *path;
+  return "/usr/local/cuda";
+}
+
+std::string tilec::getDefaultRocmPath(const char *argv0) {
+  if (std::optional<std::string> path =
+          llvm::sys::Process::GetEnv("TILEC_ROCM_PATH"))
+    return *path;
+  static int anchor;
+  std::string exe = llvm::sys::fs::getMainExecutable(argv0, &anchor);
+  llvm::SmallString<256> dir(llvm::sys::path::parent_path(exe));
+  llvm::sys::path::append(dir, "..", "lib", "tilec", "rocm");
+  return std::string(dir);
+}

@@ -1,0 +1,34 @@
+//===- Targets.cpp - The GPUs tilec compiles for --------------------------===//
+//
+// Part of tilec.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec/Driver/Targets.h"
+
+using namespace tilec;
+
+static const TargetInfo kTargets[] = {
+    {"sm_80", TargetInfo::Vendor::NVIDIA, 32, 163 * 1024, "NVIDIA A100"},
+    {"sm_86", TargetInfo::Vendor::NVIDIA, 32, 99 * 1024,
+     "NVIDIA RTX 30 series, A40"},
+    {"sm_89", TargetInfo::Vendor::NVIDIA, 32, 99 * 1024,
+     "NVIDIA RTX 40 series, L40, L4"},
+    {"sm_90", TargetInfo::Vendor::NVIDIA, 32, 227 * 1024,
+     "NVIDIA H100, H200 (portable within Hopper)"},
+    {"sm_90a", TargetInfo::Vendor::NVIDIA, 32, 227 * 1024,
+     "NVIDIA H100, H200 (with the Hopper-only instructions)"},
+    {"gfx90a", TargetInfo::Vendor::AMD, 64, 64 * 1024, "AMD Instinct MI200"},
+    {"gfx942", TargetInfo::Vendor::AMD, 64, 64 * 1024, "AMD Instinct MI300"},
+    {"gfx1100", TargetInfo::Vendor::AMD, 32, 64 * 1024,
+     "AMD Radeon RX 7900 series"},
+};
+
+llvm::ArrayRef<TargetInfo> tilec::getTargets() { return kTargets; }
+
+const TargetInfo *tilec::lookupTarget(llvm::StringRef name) {
+  for (const TargetInfo &target : kTargets)
+    if (target.name == name)
+      return &target;
+  return nullptr;
+}

@@ -1,0 +1,834 @@
+//===- HeaderGen.cpp - The C header that loads and launches kernels -------===//
+//
+// Part of tilec. Writes the plain-C header that docs/abi.md specifies: the
+// embedded binary, a per-context module cache guarded by a lock, and one
+// launch function per kernel that validates its arguments, loads the module
+// on first use and launches through the CUDA driver API or HIP.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec/Target/HeaderGen.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <cassert>
+
+using namespace llvm;
+using namespace tilec;
+
+namespace {
+
+/// The spellings that differ between the CUDA driver API and HIP.
+struct RuntimeApi {
+  StringRef header;
+  StringRef result;
+  StringRef success;
+  StringRef invalidValue;
+  StringRef outOfMemory;
+  StringRef module;
+  StringRef function;
+  StringRef stream;
+  /// The launch function's type for a tensor; pointer types end in '*'.
+  StringRef tensor;
+  StringRef loadData;
+  StringRef getFunction;
+  StringRef unloadModule;
+  StringRef launchKernel;
+};
+
+const RuntimeApi cudaApi = {"cuda.h",
+                            "CUresult",
+                            "CUDA_SUCCESS",
+                            "CUDA_ERROR_INVALID_VALUE",
+                            "CUDA_ERROR_OUT_OF_MEMORY",
+                            "CUmodule",
+                            "CUfunction",
+                            "CUstream",
+                            "CUdeviceptr",
+                            "cuModuleLoadData",
+                            "cuModuleGetFunction",
+                            "cuModuleUnload",
+                            "cuLaunchKernel"};
+
+const RuntimeApi hipApi = {
+    "hip/hip_runtime_api.h", "hipError_t",           "hipSuccess",
+    "hipErrorInvalidValue",  "hipErrorOutOfMemory",  "hipModule_t",
+    "hipFunction_t",         "hipStream_t",          "void *",
+    "hipModuleLoadData",     "hipModuleGetFunction", "hipModuleUnload",
+    "hipModuleLaunchKernel"};
+
+/// Names a parameter cannot keep in the generated C: keywords of C (up to
+/// C23, with GNU's) and C++17, and the names the launch functions' bodies use
+/// from the headers they include or that compilers predefine as macros.
+const char *const reservedNames[] = {
+    // C.
+    "auto", "break", "case", "char", "const", "continue", "default", "do",
+    "double", "else", "enum", "extern", "float", "for", "goto", "if", "inline",
+    "int", "long", "register", "restrict", "return", "short", "signed",
+    "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned",
+    "void", "volatile", "while", "_Alignas", "_Alignof", "_Atomic", "_Bool",
+    "_Complex", "_Generic", "_Imaginary", "_Noreturn", "_Static_assert",
+    "_Thread_local", "alignas", "alignof", "bool", "constexpr", "false",
+    "nullptr", "static_assert", "thread_local", "true", "typeof",
+    "typeof_unqual", "_BitInt", "_Decimal32", "_Decimal64", "_Decimal128",
+    "asm",
+    // C++.
+    "and", "and_eq", "bitand", "bitor", "catch", "char8_t", "char16_t",
+    "char32_t", "class", "co_await", "co_return", "co_yield", "compl",
+    "concept", "const_cast", "consteval", "constinit", "decltype", "delete",
+    "dynamic_cast", "explicit", "export", "friend", "mutable", "namespace",
+    "new", "noexcept", "not", "not_eq", "operator", "or", "or_eq", "private",
+    "protected", "public", "reinterpret_cast", "requires", "static_cast",
+    "template", "this", "throw", "try", "typeid", "typename", "using",
+    "virtual", "wchar_t", "xor", "xor_eq",
+    // Types and macros of <stdint.h>, <stddef.h> and <errno.h>, and macros
+    // GNU modes predefine.
+    "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t",
+    "uint32_t", "uint64_t", "intptr_t", "uintptr_t", "size_t", "ptrdiff_t",
+    "NULL", "INT32_MAX", "errno", "linux", "unix", "i386",
+    // The launch function's own first parameter.
+    "stream"};
+
+bool isReservedName(StringRef name) {
+  return is_contained(reservedNames, name);
+}
+
+/// Makes `text` safe inside a /* */ comment: no comment delimiters, no
+/// control characters, no trigraphs (C99 translates them even there).
+std::string commentText(StringRef text) {
+  std::string result;
+  for (char c : text) {
+    if ((c == '/' && !result.empty() && result.back() == '*') ||
+        (c == '*' && !result.empty() && result.back() == '/') ||
+        (c == '?' && !result.empty() && result.back() == '?'))
+      result += ' ';
+    result += (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) ? '?' : c;
+  }
+  return result;
+}
+
+/// A C string literal holding `text`.
+std::string stringLiteral(StringRef text) {
+  std::string result = "\"";
+  for (char c : text) {
+    unsigned char u = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\' || c == '?') {
+      // '?' too: "??=" would be a trigraph.
+      result += '\\';
+      result += c;
+    } else if (u < 0x20 || u >= 0x7f) {
+      // Three octal digits, so a following digit cannot extend the escape.
+      result += '\\';
+      result += static_cast<char>('0' + ((u >> 6) & 7));
+      result += static_cast<char>('0' + ((u >> 3) & 7));
+      result += static_cast<char>('0' + (u & 7));
+    } else {
+      result += c;
+    }
+  }
+  return result + "\"";
+}
+
+/// Replaces the identifiers of `expr` found in `names` by their mapped
+/// names. Numbers (`128`, `0x7fLL`, `1e5`) are copied whole so that their
+/// letters are not mistaken for identifiers.
+std::string renameIdentifiers(StringRef expr,
+                              const StringMap<std::string> &names) {
+  std::string result;
+  size_t i = 0;
+  while (i < expr.size()) {
+    char c = expr[i];
+    if (isAlpha(c) || c == '_') {
+      size_t end = i + 1;
+      while (end < expr.size() && (isAlnum(expr[end]) || expr[end] == '_'))
+        ++end;
+      StringRef word = expr.slice(i, end);
+      auto it = names.find(word);
+      result += it == names.end() ? word.str() : it->second;
+      i = end;
+    } else if (isDigit(c) ||
+               (c == '.' && i + 1 < expr.size() && isDigit(expr[i + 1]))) {
+      // A preprocessing number, exponent signs included.
+      size_t end = i + 1;
+      while (end < expr.size()) {
+        char d = expr[end];
+        char prev = expr[end - 1];
+        if (isAlnum(d) || d == '_' || d == '.' ||
+            ((d == '+' || d == '-') &&
+             (prev == 'e' || prev == 'E' || prev == 'p' || prev == 'P')))
+          ++end;
+        else
+          break;
+      }
+      result += expr.slice(i, end);
+      i = end;
+    } else {
+      result += c;
+      ++i;
+    }
+  }
+  return result;
+}
+
+/// The C names of one kernel's launch function: its parameters (renamed when
+/// a .tile name is reserved in C) and its locals (chosen not to collide).
+struct KernelNames {
+  SmallVector<std::string> params;
+  StringMap<std::string> byTileName;
+  std::string function, grid, dims, args, err;
+};
+
+class HeaderWriter {
+public:
+  HeaderWriter(const ModuleInfo &module, raw_ostream &os)
+      : module(module), os(os),
+        api(module.runtime == ModuleInfo::Runtime::HIP ? hipApi : cudaApi),
+        hip(module.runtime == ModuleInfo::Runtime::HIP), prefix(module.prefix),
+        macroPrefix(StringRef(module.prefix).upper()),
+        guard("TILEC_" + StringRef(module.prefix).upper() + "_H") {
+    for (const KernelInfo &kernel : module.kernels)
+      for (StringRef suffix :
+           {"_THREADS_X", "_THREADS_Y", "_THREADS_Z", "_SHARED_MEMORY_BYTES"})
+        kernelMacros.insert(StringRef(kernel.name).upper() + suffix.str());
+  }
+
+  void write();
+
+private:
+  void writeBanner();
+  void writeBinary();
+  void writeLock();
+  void writeCache();
+  void writeLoadUnload();
+  void writeKernel(const KernelInfo &kernel, unsigned index);
+  void writeKernelComment(const KernelInfo &kernel, const KernelNames &names);
+
+  KernelNames nameKernel(const KernelInfo &kernel) const;
+  bool isReservedParamName(StringRef name, const KernelInfo &kernel) const;
+
+  /// `cond` checked, returning invalidValue when it holds.
+  void writeReject(const Twine &cond, StringRef comment = {});
+
+  const ModuleInfo &module;
+  raw_ostream &os;
+  const RuntimeApi &api;
+  bool hip;
+  std::string prefix, macroPrefix, guard;
+  StringSet<> kernelMacros;
+};
+
+/// Kernels whose dynamic shared memory exceeds this must opt in (CUDA).
+constexpr int64_t defaultSharedMemoryLimit = 48 * 1024;
+
+void HeaderWriter::write() {
+  writeBanner();
+  os << "#ifndef " << guard << "\n#define " << guard << "\n\n";
+  os << "#include <stddef.h>\n#include <stdint.h>\n";
+  bool needsBool = any_of(module.kernels, [](const KernelInfo &kernel) {
+    return any_of(kernel.params, [](const KernelParamInfo &param) {
+      return param.kind == KernelParamInfo::Kind::Scalar &&
+             param.cType == "bool";
+    });
+  });
+  if (needsBool)
+    os << "#include <stdbool.h>\n";
+  os << "\n#include <" << api.header << ">\n\n";
+  writeLock();
+  os << "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
+  os << "/* The target the binary was compiled for. */\n";
+  os << "#define " << macroPrefix << "_ARCH " << stringLiteral(module.arch)
+     << "\n\n";
+  writeBinary();
+  writeCache();
+  writeLoadUnload();
+  for (auto [index, kernel] : enumerate(module.kernels))
+    writeKernel(kernel, index);
+  os << "#ifdef __cplusplus\n} /* extern \"C\" */\n#endif\n\n";
+  os << "#endif /* " << guard << " */\n";
+}
+
+void HeaderWriter::writeBanner() {
+  StringRef runtime = hip ? "HIP" : "the CUDA driver API";
+  os << "/*\n";
+  os << " * Generated by tilec from " << commentText(module.sourceName)
+     << " for " << commentText(module.arch) << "; do not edit.\n";
+  os << " *\n";
+  os << " * Loads and launches the module's kernels through " << runtime
+     << ";\n * docs/abi.md is the contract.\n";
+  os << " * Every function is static: each translation unit that includes\n"
+        " * this header has its own copy of the binary and its own module\n"
+        " * cache, so include it in one translation unit when the binary is\n"
+        " * large.\n";
+  os << " *\n";
+  os << " *   " << prefix << "_load()    loads the module into the current "
+     << (hip ? "device" : "context") << " (optional)\n";
+  os << " *   " << prefix << "_unload()  unloads it from there\n";
+  for (const KernelInfo &kernel : module.kernels)
+    os << " *   " << kernel.name << "_launch()\n";
+  os << " *\n";
+  os << " * The launch functions load the module on first use. They never\n"
+        " * print or exit: they return "
+     << api.invalidValue << ",\n";
+  os << " * launching nothing, for a null or misaligned tensor, an extent\n"
+        " * outside [1, INT32_MAX], a tensor of more than INT32_MAX elements\n"
+        " * or a grid out of the device's limits, and otherwise what loading\n"
+        " * or the launch returns.\n";
+  os << " */\n\n";
+}
+
+void HeaderWriter::writeLock() {
+  // Outside the extern "C" block: system headers are not all C++-safe
+  // inside one.
+  os << "/* Serializes loading; one lock per translation unit. */\n";
+  os << "#if defined(_WIN32)\n";
+  os << "#include <windows.h>\n";
+  os << "static SRWLOCK " << prefix << "_mutex_ = SRWLOCK_INIT;\n";
+  os << "static inline void " << prefix << "_lock_(void) {\n";
+  os << "  AcquireSRWLockExclusive(&" << prefix << "_mutex_);\n}\n";
+  os << "static inline void " << prefix << "_unlock_(void) {\n";
+  os << "  ReleaseSRWLockExclusive(&" << prefix << "_mutex_);\n}\n";
+  os << "#else\n";
+  os << "#include <pthread.h>\n";
+  os << "static pthread_mutex_t " << prefix
+     << "_mutex_ = PTHREAD_MUTEX_INITIALIZER;\n";
+  os << "static inline void " << prefix << "_lock_(void) {\n";
+  os << "  pthread_mutex_lock(&" << prefix << "_mutex_);\n}\n";
+  os << "static inline void " << prefix << "_unlock_(void) {\n";
+  os << "  pthread_mutex_unlock(&" << prefix << "_mutex_);\n}\n";
+  os << "#endif\n\n";
+}
+
+void HeaderWriter::writeBinary() {
+  os << "/* The " << (hip ? "code object" : "cubin") << ", "
+     << module.binary.size()
+     << " bytes. The loader reads it as ELF: keep it aligned. */\n";
+  os << "#if defined(__GNUC__) || defined(__clang__)\n";
+  os << "#define " << macroPrefix << "_ALIGNED_ __attribute__((aligned(16)))\n";
+  os << "#elif defined(_MSC_VER)\n";
+  os << "#define " << macroPrefix << "_ALIGNED_ __declspec(align(16))\n";
+  os << "#else\n";
+  os << "#define " << macroPrefix << "_ALIGNED_\n";
+  os << "#endif\n";
+  os << "static " << macroPrefix << "_ALIGNED_ const unsigned char " << prefix
+     << "_binary[] = {\n";
+  if (module.binary.empty()) {
+    // C has no empty arrays.
+    os << "    0x00 /* empty */\n";
+  }
+  static const char hexDigits[] = "0123456789abcdef";
+  // 76 columns.
+  const size_t bytesPerLine = 12;
+  for (size_t i = 0, e = module.binary.size(); i < e; ++i) {
+    uint8_t byte = module.binary[i];
+    os << (i % bytesPerLine == 0 ? "    " : " ") << "0x" << hexDigits[byte >> 4]
+       << hexDigits[byte & 15];
+    if (i + 1 != e)
+      os << ',';
+    if (i % bytesPerLine == bytesPerLine - 1 || i + 1 == e)
+      os << '\n';
+  }
+  os << "};\n\n";
+}
+
+void HeaderWriter::writeCache() {
+  size_t numKernels = module.kernels.size();
+  os << "/* The " << (hip ? "devices" : "contexts")
+     << " the module can be loaded into at once, per translation unit. */\n";
+  os << "#ifndef " << macroPrefix << "_MAX_CONTEXTS\n";
+  os << "#define " << macroPrefix << "_MAX_CONTEXTS 16\n";
+  os << "#endif\n\n";
+
+  os << "/* The module as loaded into one " << (hip ? "device" : "context")
+     << ". */\n";
+  os << "struct " << prefix << "_entry_ {\n";
+  if (hip) {
+    os << "  int device;\n";
+  } else {
+    os << "  CUcontext context;\n";
+    os << "  /* Tells a context from a destroyed one at the same address. */\n";
+    os << "  unsigned long long context_id;\n";
+  }
+  os << "  " << api.module << " module;\n";
+  if (numKernels)
+    os << "  " << api.function << " functions[" << numKernels << "];\n";
+  os << "};\n";
+  os << "static struct " << prefix << "_entry_ " << prefix << "_cache_["
+     << macroPrefix << "_MAX_CONTEXTS];\n";
+  os << "static unsigned " << prefix << "_cache_size_;\n\n";
+
+  // The cache key of the caller's current context or device.
+  if (hip) {
+    os << "/* Modules belong to the current device. */\n";
+    os << "static inline hipError_t " << prefix << "_current_(int *device) {\n";
+    os << "  return hipGetDevice(device);\n";
+    os << "}\n\n";
+    return;
+  }
+  os << "/* The current context, and its unique id where the driver has one\n"
+        " * (a new context can reuse a destroyed one's address). */\n";
+  os << "static inline CUresult " << prefix
+     << "_current_(CUcontext *context,\n"
+        "    unsigned long long *context_id) {\n";
+  os << "  CUresult err = cuCtxGetCurrent(context);\n";
+  os << "  if (err != CUDA_SUCCESS)\n";
+  os << "    return err;\n";
+  os << "  if (*context == NULL)\n";
+  os << "    return CUDA_ERROR_INVALID_CONTEXT;\n";
+  os << "  *context_id = 0;\n";
+  os << "#if CUDA_VERSION >= 12000\n";
+  os << "  err = cuCtxGetId(*context, context_id);\n";
+  os << "#endif\n";
+  os << "  return err;\n";
+  os << "}\n\n";
+}
+
+void HeaderWriter::writeLoadUnload() {
+  StringRef r = api.result, ok = api.success;
+  std::string cache = prefix + "_cache_", size = prefix + "_cache_size_";
+  // Declarations and comparisons of the cache key, per runtime.
+  std::string keyDecl, keyArgs, keyMatch, keyStore;
+  if (hip) {
+    keyDecl = "  int device;\n";
+    keyArgs = "&device";
+    keyMatch = cache + "[i].device == device";
+    keyStore = "  entry->device = device;\n";
+  } else {
+    keyDecl = "  CUcontext context;\n  unsigned long long context_id;\n";
+    keyArgs = "&context, &context_id";
+    keyMatch = cache + "[i].context == context &&\n        " + cache +
+               "[i].context_id == context_id";
+    keyStore = "  entry->context = context;\n"
+               "  entry->context_id = context_id;\n";
+  }
+
+  // <prefix>_load_locked_: finds or fills the entry of the current context.
+  os << "/* Finds the entry of the current " << (hip ? "device" : "context")
+     << ", loading the module\n * there first if needed. Call with the lock "
+        "held. */\n";
+  os << "static inline " << r << " " << prefix << "_load_locked_(struct "
+     << prefix << "_entry_ **out) {\n";
+  os << "  struct " << prefix << "_entry_ *entry;\n";
+  os << keyDecl;
+  os << "  " << api.module << " module;\n";
+  os << "  unsigned i;\n";
+  os << "  " << r << " err = " << prefix << "_current_(" << keyArgs << ");\n";
+  os << "  if (err != " << ok << ")\n";
+  os << "    return err;\n";
+  if (hip) {
+    os << "  for (i = 0; i < " << size << "; ++i) {\n";
+    os << "    if (" << keyMatch << ") {\n";
+    os << "      *out = &" << cache << "[i];\n";
+    os << "      return " << ok << ";\n";
+    os << "    }\n";
+    os << "  }\n";
+  } else {
+    os << "  for (i = 0; i < " << size << "; ++i) {\n";
+    os << "    if (" << cache << "[i].context != context)\n";
+    os << "      continue;\n";
+    os << "    if (" << cache << "[i].context_id == context_id) {\n";
+    os << "      *out = &" << cache << "[i];\n";
+    os << "      return " << ok << ";\n";
+    os << "    }\n";
+    os << "    /* A destroyed context's entry: its module went with it. */\n";
+    os << "    break;\n";
+    os << "  }\n";
+  }
+  os << "  if (i == " << macroPrefix << "_MAX_CONTEXTS)\n";
+  os << "    return " << api.outOfMemory << ";\n";
+  os << "  entry = &" << cache << "[i];\n";
+  os << "  err = " << api.loadData << "(&module, " << prefix << "_binary);\n";
+  os << "  if (err != " << ok << ")\n";
+  os << "    return err;\n";
+  for (auto [index, kernel] : enumerate(module.kernels)) {
+    if (index) {
+      os << "  if (err == " << ok << ")\n  ";
+    }
+    os << "  err = " << api.getFunction << "(&entry->functions[" << index
+       << "], module, \"" << kernel.name << "\");\n";
+    if (kernel.sharedMemoryBytes <= defaultSharedMemoryLimit)
+      continue;
+    if (hip) {
+      // Module functions have no attribute setter in HIP, and AMD GPUs
+      // need no opt-in for large LDS allocations.
+      continue;
+    }
+    os << "  /* " << kernel.sharedMemoryBytes
+       << " bytes of dynamic shared memory: above the 48 KiB default. */\n";
+    os << "  if (err == " << ok << ")\n";
+    os << "    err = cuFuncSetAttribute(entry->functions[" << index << "],\n";
+    os << "                             "
+          "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,\n";
+    os << "                             " << kernel.sharedMemoryBytes << ");\n";
+  }
+  if (!module.kernels.empty()) {
+    os << "  if (err != " << ok << ") {\n";
+    // The cast: HIP declares hipError_t [[nodiscard]] in C++.
+    os << "    (void)" << api.unloadModule
+       << "(module); /* Keeps the first error. */\n";
+    os << "    return err;\n";
+    os << "  }\n";
+  }
+  os << keyStore;
+  os << "  entry->module = module;\n";
+  os << "  if (i == " << size << ")\n";
+  os << "    ++" << size << ";\n";
+  os << "  *out = entry;\n";
+  os << "  return " << ok << ";\n";
+  os << "}\n\n";
+
+  // <prefix>_load.
+  os << "/* Loads the module into the current " << (hip ? "device" : "context")
+     << " unless it is there already.\n"
+     << " * Thread-safe. The launch functions call it; calling it first moves "
+        "the\n * loading cost out of the first launch.";
+  if (!hip)
+    os << " CUDA_ERROR_INVALID_CONTEXT when\n * no context is current.";
+  os << " */\n";
+  os << "static inline " << r << " " << prefix << "_load(void) {\n";
+  os << "  struct " << prefix << "_entry_ *entry = NULL;\n";
+  os << "  " << r << " err;\n";
+  os << "  " << prefix << "_lock_();\n";
+  os << "  err = " << prefix << "_load_locked_(&entry);\n";
+  os << "  " << prefix << "_unlock_();\n";
+  os << "  return err;\n";
+  os << "}\n\n";
+
+  // <prefix>_unload.
+  os << "/* Unloads the module from the current "
+     << (hip ? "device" : "context")
+     << "; does nothing if it is\n * not loaded there. Call it before "
+     << (hip ? "resetting the device" : "destroying the context")
+     << " to free the slot. */\n";
+  os << "static inline " << r << " " << prefix << "_unload(void) {\n";
+  os << keyDecl;
+  os << "  unsigned i;\n";
+  os << "  " << r << " err = " << prefix << "_current_(" << keyArgs << ");\n";
+  os << "  if (err != " << ok << ")\n";
+  os << "    return err;\n";
+  os << "  " << prefix << "_lock_();\n";
+  os << "  for (i = 0; i < " << size << "; ++i) {\n";
+  os << "    if (" << keyMatch << ") {\n";
+  os << "      err = " << api.unloadModule << "(" << cache << "[i].module);\n";
+  os << "      if (err == " << ok << ")\n";
+  os << "        " << cache << "[i] = " << cache << "[--" << size << "];\n";
+  os << "      break;\n";
+  os << "    }\n";
+  os << "  }\n";
+  os << "  " << prefix << "_unlock_();\n";
+  os << "  return err;\n";
+  os << "}\n\n";
+
+  if (module.kernels.empty())
+    return;
+  // <prefix>_function_: what the launch functions call.
+  os << "/* Kernel `index` of the module in the current "
+     << (hip ? "device" : "context") << ", loading the module\n"
+     << " * first if needed. */\n";
+  os << "static inline " << r << " " << prefix << "_function_(unsigned index,\n"
+     << "    " << api.function << " *function) {\n";
+  os << "  struct " << prefix << "_entry_ *entry = NULL;\n";
+  os << "  " << r << " err;\n";
+  os << "  " << prefix << "_lock_();\n";
+  os << "  err = " << prefix << "_load_locked_(&entry);\n";
+  os << "  if (err == " << ok << ")\n";
+  os << "    *function = entry->functions[index];\n";
+  os << "  " << prefix << "_unlock_();\n";
+  os << "  return err;\n";
+  os << "}\n\n";
+}
+
+bool HeaderWriter::isReservedParamName(StringRef name,
+                                       const KernelInfo &kernel) const {
+  if (isReservedName(name) || kernelMacros.contains(name))
+    return true;
+  // The header's macros, and its function the launch function calls. Each
+  // is a single name, so appending '_' eventually frees any name.
+  if (name == guard || name == macroPrefix + "_ARCH" ||
+      name == macroPrefix + "_MAX_CONTEXTS" ||
+      name == macroPrefix + "_ALIGNED_" || name == prefix + "_function_")
+    return true;
+  // Runtime names the launch function uses.
+  for (StringRef used :
+       {api.result, api.success, api.invalidValue, api.function, api.stream,
+        api.tensor, api.launchKernel})
+    if (name == used)
+      return true;
+  // The scalar types of the signature.
+  for (const KernelParamInfo &param : kernel.params) {
+    SmallVector<StringRef> words;
+    SplitString(param.cType, words, " *");
+    if (is_contained(words, name))
+      return true;
+  }
+  return false;
+}
+
+KernelNames HeaderWriter::nameKernel(const KernelInfo &kernel) const {
+  KernelNames names;
+  StringSet<> used;
+  // Names that are fine stay as they are; the others get '_' appended until
+  // they are free.
+  for (const KernelParamInfo &param : kernel.params)
+    if (!isReservedParamName(param.name, kernel))
+      used.insert(param.name);
+  for (const KernelParamInfo &param : kernel.params) {
+    std::string name = param.name;
+    if (isReservedParamName(name, kernel)) {
+      do
+        name += '_';
+      while (used.contains(name) || isReservedParamName(name, kernel));
+      used.insert(name);
+    }
+    names.byTileName[param.name] = name;
+    names.params.push_back(std::move(name));
+  }
+  auto local = [&](StringRef base) {
+    std::string name = base.str();
+    while (used.contains(name))
+      name += '_';
+    used.insert(name);
+    return name;
+  };
+  names.function = local("function");
+  names.grid = local("grid");
+  names.dims = local("dims");
+  names.args = local("args");
+  names.err = local("err");
+  return names;
+}
+
+void HeaderWriter::writeReject(const Twine &cond, StringRef comment) {
+  os << "  if (" << cond << ")";
+  if (!comment.empty())
+    os << " /* " << commentText(comment) << " */";
+  os << "\n    return " << api.invalidValue << ";\n";
+}
+
+/// "[m, 256]" for a tensor parameter.
+static std::string shapeText(const KernelParamInfo &param,
+                             const KernelNames &names) {
+  std::string text = "[";
+  for (auto [i, extent] : enumerate(param.shape)) {
+    if (i)
+      text += ", ";
+    text += extent < 0 ? names.params[-extent - 1] : std::to_string(extent);
+  }
+  return text + "]";
+}
+
+void HeaderWriter::writeKernelComment(const KernelInfo &kernel,
+                                      const KernelNames &names) {
+  os << "/*\n * " << kernel.name << "\n";
+  for (auto [i, param] : enumerate(kernel.params)) {
+    os << " *   " << names.params[i] << ": ";
+    switch (param.kind) {
+    case KernelParamInfo::Kind::Tensor:
+      os << commentText(param.cType) << shapeText(param, names);
+      if (param.alignment > 1)
+        os << ", " << param.alignment << "-byte aligned";
+      break;
+    case KernelParamInfo::Kind::Scalar:
+      os << commentText(param.cType);
+      break;
+    case KernelParamInfo::Kind::Dim:
+      os << "dynamic extent in [1, INT32_MAX]";
+      break;
+    }
+    os << "\n";
+  }
+  os << " * grid  (";
+  for (int d = 0; d < 3; ++d)
+    os << (d ? ", " : "")
+       << commentText(renameIdentifiers(kernel.grid[d], names.byTileName));
+  os << ")\n * block (" << kernel.threads[0] << ", " << kernel.threads[1]
+     << ", " << kernel.threads[2] << "), " << kernel.sharedMemoryBytes
+     << " bytes of dynamic shared memory\n */\n";
+}
+
+void HeaderWriter::writeKernel(const KernelInfo &kernel, unsigned index) {
+  assert(kernel.sharedMemoryBytes >= 0 &&
+         kernel.sharedMemoryBytes <= UINT32_MAX && "shared memory size");
+  KernelNames names = nameKernel(kernel);
+  const auto &params = kernel.params;
+  auto isDim = [&](size_t i) {
+    return params[i].kind == KernelParamInfo::Kind::Dim;
+  };
+  size_t numDims = count_if(params, [](const KernelParamInfo &param) {
+    return param.kind == KernelParamInfo::Kind::Dim;
+  });
+
+  writeKernelComment(kernel, names);
+  std::string macro = StringRef(kernel.name).upper();
+  os << "#define " << macro << "_THREADS_X " << kernel.threads[0] << "\n";
+  os << "#define " << macro << "_THREADS_Y " << kernel.threads[1] << "\n";
+  os << "#define " << macro << "_THREADS_Z " << kernel.threads[2] << "\n";
+  os << "#define " << macro << "_SHARED_MEMORY_BYTES "
+     << kernel.sharedMemoryBytes << "\n";
+
+  // The signature, wrapped at 80 columns.
+  SmallVector<std::string> declarations = {api.stream.str() + " stream"};
+  for (auto [i, param] : enumerate(params)) {
+    std::string type;
+    switch (param.kind) {
+    case KernelParamInfo::Kind::Tensor:
+      type = api.tensor.str() + (api.tensor.ends_with("*") ? "" : " ");
+      break;
+    case KernelParamInfo::Kind::Scalar:
+      type = param.cType + " ";
+      break;
+    case KernelParamInfo::Kind::Dim:
+      type = "int64_t ";
+      break;
+    }
+    declarations.push_back(type + names.params[i]);
+  }
+  std::string line =
+      "static inline " + api.result.str() + " " + kernel.name + "_launch(";
+  for (auto [i, declaration] : enumerate(declarations)) {
+    std::string piece =
+        declaration + (i + 1 == declarations.size() ? ") {" : ",");
+    if (i && line.size() + 1 + piece.size() > 80) {
+      os << line << "\n";
+      line = "    " + piece;
+    } else {
+      line += (i ? " " : "") + piece;
+    }
+  }
+  os << line << "\n";
+
+  // Locals.
+  os << "  " << api.function << " " << names.function << ";\n";
+  os << "  int64_t " << names.grid << "[3];\n";
+  if (numDims)
+    os << "  int32_t " << names.dims << "[" << numDims << "];\n";
+  if (!params.empty())
+    os << "  void *" << names.args << "[" << params.size() << "];\n";
+  os << "  " << api.result << " " << names.err << ";\n";
+
+  // Pointers.
+  for (auto [i, param] : enumerate(params)) {
+    if (param.kind != KernelParamInfo::Kind::Tensor)
+      continue;
+    const std::string &name = names.params[i];
+    std::string cond = hip ? name + " == NULL" : name + " == 0";
+    if (param.alignment > 1)
+      cond += " || " + (hip ? "(uintptr_t)" + name : name) + " % " +
+              std::to_string(param.alignment) + " != 0";
+    writeReject(cond);
+  }
+
+  // Dynamic extents: the kernel receives them as int32_t.
+  for (size_t i = 0; i < params.size(); ++i)
+    if (isDim(i))
+      writeReject(names.params[i] + " < 1 || " + names.params[i] +
+                  " > INT32_MAX");
+
+  // Element counts: the kernel indexes with 32 bits. The extents are in
+  // [1, INT32_MAX] by now, so `d > INT32_MAX / s` is `d * s > INT32_MAX`
+  // without overflow. Tensors of the same shape share a check.
+  SmallVector<std::pair<std::string, std::string>> countChecks;
+  for (auto [i, param] : enumerate(params)) {
+    if (param.kind != KernelParamInfo::Kind::Tensor)
+      continue;
+    uint64_t staticCount = 1;
+    SmallVector<StringRef> dynamicExtents;
+    for (int64_t extent : param.shape) {
+      if (extent >= 0) {
+        staticCount = SaturatingMultiply(staticCount, uint64_t(extent));
+        continue;
+      }
+      size_t dim = size_t(-extent - 1);
+      assert(dim < params.size() && isDim(dim) &&
+             "a dynamic extent must name a Dim parameter");
+      dynamicExtents.push_back(names.params[dim]);
+    }
+    if (staticCount > uint64_t(INT32_MAX)) {
+      writeReject("1", names.params[i] + " elements: always too many");
+      continue;
+    }
+    if (staticCount == 0 || dynamicExtents.empty())
+      continue;
+    std::string cond, divisor = staticCount == 1
+                                    ? std::string()
+                                    : " / " + std::to_string(staticCount);
+    for (StringRef extent : dynamicExtents) {
+      // The first extent alone is in range already.
+      if (!divisor.empty()) {
+        if (!cond.empty())
+          cond += " ||\n      ";
+        cond += extent.str() + " > INT32_MAX" + divisor;
+      }
+      divisor += " / " + extent.str();
+    }
+    if (cond.empty())
+      continue;
+    auto *same = find_if(
+        countChecks, [&](const auto &check) { return check.first == cond; });
+    if (same == countChecks.end())
+      countChecks.push_back({cond, names.params[i]});
+    else
+      same->second += ", " + names.params[i];
+  }
+  for (const auto &[cond, tensors] : countChecks)
+    writeReject(cond, tensors + " elements");
+
+  // The grid.
+  static const int64_t gridLimits[3] = {INT32_MAX, 65535, 65535};
+  std::string gridCond;
+  for (int d = 0; d < 3; ++d) {
+    std::string expr = renameIdentifiers(kernel.grid[d], names.byTileName);
+    std::string element = names.grid + "[" + std::to_string(d) + "]";
+    os << "  " << element << " = " << expr << ";\n";
+    // A literal in range needs no run-time check.
+    int64_t value;
+    if (!StringRef(expr).trim().getAsInteger(10, value) && value >= 1 &&
+        value <= gridLimits[d])
+      continue;
+    if (!gridCond.empty())
+      gridCond += " ||\n      ";
+    gridCond +=
+        element + " < 1 || " + element + " > " + std::to_string(gridLimits[d]);
+  }
+  if (!gridCond.empty())
+    writeReject(gridCond);
+
+  // Load on first use, pack the arguments, launch.
+  os << "  " << names.err << " = " << prefix << "_function_(" << index << ", &"
+     << names.function << ");\n";
+  os << "  if (" << names.err << " != " << api.success << ")\n";
+  os << "    return " << names.err << ";\n";
+  size_t dim = 0;
+  for (size_t i = 0; i < params.size(); ++i) {
+    if (!isDim(i))
+      continue;
+    os << "  " << names.dims << "[" << dim++ << "] = (int32_t)"
+       << names.params[i] << ";\n";
+  }
+  dim = 0;
+  for (size_t i = 0; i < params.size(); ++i) {
+    os << "  " << names.args << "[" << i << "] = &";
+    if (isDim(i))
+      os << names.dims << "[" << dim++ << "]";
+    else
+      os << names.params[i];
+    os << ";\n";
+  }
+  os << "  return " << api.launchKernel << "(\n";
+  os << "      " << names.function << ", (unsigned)" << names.grid
+     << "[0], (unsigned)" << names.grid << "[1], (unsigned)" << names.grid
+     << "[2],\n";
+  os << "      " << kernel.threads[0] << ", " << kernel.threads[1] << ", "
+     << kernel.threads[2] << ", " << kernel.sharedMemoryBytes << ", stream, "
+     << (params.empty() ? std::string("NULL") : names.args) << ", NULL);\n";
+  os << "}\n\n";
+}
+
+} // namespace
+
+void tilec::writeHeader(const ModuleInfo &module, raw_ostream &os) {
+  HeaderWriter(module, os).write();
+}

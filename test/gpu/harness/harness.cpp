@@ -1,0 +1,307 @@
+// One GPU test program per kernel configuration. run.py compiles it with
+// the kernel's generated header included (-include) and the configuration
+// as macros: TEST_<KIND> and the shape. Each program fills fresh random
+// inputs, poisons the outputs, launches through the header, and compares
+// with a float64 reference computed here.
+#include "common.h"
+
+#include <algorithm>
+
+#ifndef TEST_NAME
+#define TEST_NAME "kernel"
+#endif
+
+[[maybe_unused]] static std::vector<double>
+widen(const std::vector<float> &values) {
+  return std::vector<double>(values.begin(), values.end());
+}
+
+#if defined(TEST_ADD)
+// C = A + B over an TEST_M x TEST_N tensor of DTYPE_F16 ? half : float.
+static bool run(Context &ctx) {
+  const size_t count = size_t(TEST_M) * TEST_N;
+  std::vector<float> a = ctx.uniform(count), b = ctx.uniform(count);
+#ifdef DTYPE_F16
+  a = roundHalf(a);
+  b = roundHalf(b);
+  Buffer A(count, 2), B(count, 2), C(count, 2);
+  A.upload(toHalf(a).data());
+  B.upload(toHalf(b).data());
+#else
+  Buffer A(count, 4), B(count, 4), C(count, 4);
+  A.upload(a.data());
+  B.upload(b.data());
+#endif
+  C.poison();
+  CHECK(elementwise_add_launch(nullptr, A.ptr, B.ptr, C.ptr));
+  CHECK(cuCtxSynchronize());
+  std::vector<double> got(count), want(count);
+#ifdef DTYPE_F16
+  std::vector<uint16_t> c(count);
+  C.download(c.data());
+  for (size_t i = 0; i < count; ++i) {
+    got[i] = halfToFloat(c[i]);
+    want[i] = double(a[i]) + double(b[i]);
+  }
+  return compare(TEST_NAME, got, want, 1e-3, 1e-3, ctx.seed);
+#else
+  std::vector<float> c(count);
+  C.download(c.data());
+  for (size_t i = 0; i < count; ++i) {
+    got[i] = c[i];
+    want[i] = double(a[i]) + double(b[i]);
+  }
+  return compare(TEST_NAME, got, want, 1e-6, 1e-6, ctx.seed);
+#endif
+}
+
+#elif defined(TEST_COPY2D)
+// Y = X through shared memory, Z = 2 X through a fragment, for several
+// run-time shapes.
+static bool run(Context &ctx) {
+  bool ok = true;
+  const int64_t shapes[][2] = {
+      {256, 256}, {100, 37}, {1, 1}, {65, 129}, {1000, 3}};
+  for (auto [m, n] : shapes) {
+    size_t count = size_t(m) * n;
+    std::vector<float> x = ctx.uniform(count);
+    Buffer X(count, 4), Y(count, 4), Z(count, 4);
+    X.upload(x.data());
+    Y.poison();
+    Z.poison();
+    CHECK(copy2d_launch(nullptr, X.ptr, Y.ptr, Z.ptr, m, n));
+    CHECK(cuCtxSynchronize());
+    std::vector<float> y(count), z(count);
+    Y.download(y.data());
+    Z.download(z.data());
+    std::vector<double> want = widen(x), twice(count);
+    for (size_t i = 0; i < count; ++i)
+      twice[i] = 2.0 * x[i];
+    std::string shape = std::to_string(m) + "x" + std::to_string(n);
+    ok &= compare(std::string(TEST_NAME) + " shared " + shape, widen(y), want,
+                  0, 0, ctx.seed);
+    ok &= compare(std::string(TEST_NAME) + " fragment " + shape, widen(z),
+                  twice, 0, 0, ctx.seed);
+  }
+  // Arguments the header must refuse.
+  Buffer X(16, 4);
+  ok &=
+      copy2d_launch(nullptr, 0, X.ptr, X.ptr, 4, 4) == CUDA_ERROR_INVALID_VALUE;
+  ok &= copy2d_launch(nullptr, X.ptr + 4, X.ptr, X.ptr, 4, 4) ==
+        CUDA_ERROR_INVALID_VALUE;
+  ok &= copy2d_launch(nullptr, X.ptr, X.ptr, X.ptr, 0, 4) ==
+        CUDA_ERROR_INVALID_VALUE;
+  // 2^32 elements: more than 32-bit indexing reaches.
+  ok &= copy2d_launch(nullptr, X.ptr, X.ptr, X.ptr, 65536, 65536) ==
+        CUDA_ERROR_INVALID_VALUE;
+  // A grid taller than 65535 blocks.
+  ok &= copy2d_launch(nullptr, X.ptr, X.ptr, X.ptr, 64 * 70000, 1) ==
+        CUDA_ERROR_INVALID_VALUE;
+  std::printf("%s %-48s\n", ok ? "PASS" : "FAIL",
+              (std::string(TEST_NAME) + " argument checks").c_str());
+  return ok;
+}
+
+#elif defined(TEST_COPY3D)
+// O[b, s, h, :] = Q[b, s, h, :] + h for a [3, 200, 5, 64] half tensor.
+static bool run(Context &ctx) {
+  const int batch = 3, seq = 200, heads = 5, dim = 64;
+  size_t count = size_t(batch) * seq * heads * dim;
+  std::vector<float> q = roundHalf(ctx.uniform(count));
+  Buffer Q(count, 2), O(count, 2);
+  Q.upload(toHalf(q).data());
+  O.poison();
+  CHECK(copy3d_launch(nullptr, Q.ptr, O.ptr));
+  CHECK(cuCtxSynchronize());
+  std::vector<uint16_t> o(count);
+  O.download(o.data());
+  std::vector<double> got(count), want(count);
+  for (size_t i = 0; i < count; ++i) {
+    int h = int((i / dim) % heads);
+    got[i] = halfToFloat(o[i]);
+    want[i] = halfToFloat(floatToHalf(q[i] + float(h)));
+  }
+  return compare(TEST_NAME, got, want, 1e-3, 1e-3, ctx.seed);
+}
+
+#elif defined(TEST_REDUCE)
+// R[i] = reduce(X[i, :]) with REDUCE_KIND, combined with 0.75 unless CLEAR.
+static bool run(Context &ctx) {
+  size_t count = size_t(TEST_M) * TEST_N;
+  std::vector<float> x = ctx.uniform(count, -4, 4);
+  Buffer X(count, 4), R(TEST_M, 4);
+  X.upload(x.data());
+  R.poison();
+  CHECK(rows_launch(nullptr, X.ptr, R.ptr));
+  CHECK(cuCtxSynchronize());
+  std::vector<float> r(TEST_M);
+  R.download(r.data());
+  std::vector<double> want(TEST_M);
+  std::string kind = REDUCE_KIND;
+  for (int i = 0; i < TEST_M; ++i) {
+    double acc = kind == "max" || kind == "absmax" ? -INFINITY
+                 : kind == "min"                   ? INFINITY
+                                                   : 0.0;
+    if (kind == "absmax")
+      acc = 0;
+    for (int j = 0; j < TEST_N; ++j) {
+      double v = x[size_t(i) * TEST_N + j];
+      if (kind == "sum")
+        acc += v;
+      else if (kind == "abssum")
+        acc += std::fabs(v);
+      else if (kind == "max")
+        acc = std::max(acc, v);
+      else if (kind == "min")
+        acc = std::min(acc, v);
+      else
+        acc = std::max(acc, std::fabs(v));
+    }
+    if (!CLEAR) {
+      if (kind == "sum" || kind == "abssum")
+        acc += 0.75;
+      else if (kind == "min")
+        acc = std::min(acc, 0.75);
+      else
+        acc = std::max(acc, 0.75);
+    }
+    want[i] = acc;
+  }
+  return compare(TEST_NAME, widen(r), want, 1e-4, 1e-5, ctx.seed);
+}
+
+#elif defined(TEST_RMSNORM)
+// Y = X / sqrt(mean(X^2) + eps) * W in half precision.
+static bool run(Context &ctx) {
+  size_t count = size_t(TEST_M) * TEST_N;
+  std::vector<float> x = roundHalf(ctx.uniform(count)),
+                     w = roundHalf(ctx.uniform(TEST_N, 0.5, 1.5));
+  Buffer X(count, 2), W(TEST_N, 2), Y(count, 2);
+  X.upload(toHalf(x).data());
+  W.upload(toHalf(w).data());
+  Y.poison();
+  CHECK(rms_norm_launch(nullptr, X.ptr, W.ptr, Y.ptr));
+  CHECK(cuCtxSynchronize());
+  std::vector<uint16_t> y(count);
+  Y.download(y.data());
+  std::vector<double> got(count), want(count);
+  for (int i = 0; i < TEST_M; ++i) {
+    double sum = 0;
+    for (int j = 0; j < TEST_N; ++j)
+      sum += double(x[size_t(i) * TEST_N + j]) * x[size_t(i) * TEST_N + j];
+    double inv = 1.0 / std::sqrt(sum / TEST_N + 1e-6);
+    for (int j = 0; j < TEST_N; ++j) {
+      size_t k = size_t(i) * TEST_N + j;
+      got[k] = halfToFloat(y[k]);
+      want[k] = x[k] * inv * w[j];
+    }
+  }
+  return compare(TEST_NAME, got, want, 2e-3, 4e-3, ctx.seed);
+}
+
+#elif defined(TEST_SOFTMAX)
+// Y = softmax(X) along rows, in half precision.
+static bool run(Context &ctx) {
+  size_t count = size_t(TEST_M) * TEST_N;
+  std::vector<float> x = roundHalf(ctx.uniform(count, -8, 8));
+  Buffer X(count, 2), Y(count, 2);
+  X.upload(toHalf(x).data());
+  Y.poison();
+  CHECK(softmax_launch(nullptr, X.ptr, Y.ptr));
+  CHECK(cuCtxSynchronize());
+  std::vector<uint16_t> y(count);
+  Y.download(y.data());
+  std::vector<double> got(count), want(count);
+  for (int i = 0; i < TEST_M; ++i) {
+    double mx = -INFINITY, sum = 0;
+    for (int j = 0; j < TEST_N; ++j)
+      mx = std::max(mx, double(x[size_t(i) * TEST_N + j]));
+    for (int j = 0; j < TEST_N; ++j)
+      sum += std::exp(x[size_t(i) * TEST_N + j] - mx);
+    for (int j = 0; j < TEST_N; ++j) {
+      size_t k = size_t(i) * TEST_N + j;
+      got[k] = halfToFloat(y[k]);
+      want[k] = std::exp(x[k] - mx) / sum;
+    }
+  }
+  return compare(TEST_NAME, got, want, 1e-4, 4e-3, ctx.seed);
+}
+
+#elif defined(TEST_GEMM)
+// C = A B with half inputs accumulated in float, stored as half.
+static bool run(Context &ctx) {
+  std::vector<float> a = roundHalf(ctx.uniform(size_t(TEST_M) * TEST_K)),
+                     b = roundHalf(ctx.uniform(size_t(TEST_K) * TEST_N));
+  Buffer A(size_t(TEST_M) * TEST_K, 2), B(size_t(TEST_K) * TEST_N, 2),
+      C(size_t(TEST_M) * TEST_N, 2);
+  A.upload(toHalf(a).data());
+  B.upload(toHalf(b).data());
+  C.poison();
+  CHECK(matmul_launch(nullptr, A.ptr, B.ptr, C.ptr));
+  CHECK(cuCtxSynchronize());
+  std::vector<uint16_t> c(size_t(TEST_M) * TEST_N);
+  C.download(c.data());
+  std::vector<double> got(c.size()), want(c.size());
+  for (int i = 0; i < TEST_M; ++i)
+    for (int j = 0; j < TEST_N; ++j) {
+      double acc = 0;
+      for (int k = 0; k < TEST_K; ++k)
+        acc += double(a[size_t(i) * TEST_K + k]) * b[size_t(k) * TEST_N + j];
+      got[size_t(i) * TEST_N + j] = halfToFloat(c[size_t(i) * TEST_N + j]);
+      want[size_t(i) * TEST_N + j] = acc;
+    }
+  return compare(TEST_NAME, got, want, 2e-2, 4e-3, ctx.seed);
+}
+
+#elif defined(TEST_CONTROL)
+// Y[g] = X[g] * 8 where X[g] > 0, else -X[g]; S = sum(X) by atomics. The
+// swizzled kernel must write every block's id once.
+static bool run(Context &ctx) {
+  bool ok = true;
+  for (int64_t n : {1, 128, 1000, 4097}) {
+    std::vector<float> x = ctx.uniform(size_t(n));
+    Buffer X(n, 4), Y(n, 4), S(1, 4);
+    X.upload(x.data());
+    Y.poison();
+    CHECK(cuMemsetD32(S.ptr, 0, 1));
+    CHECK(control_launch(nullptr, X.ptr, Y.ptr, S.ptr, n));
+    CHECK(cuCtxSynchronize());
+    std::vector<float> y(n), s(1);
+    Y.download(y.data());
+    S.download(s.data());
+    std::vector<double> want(n);
+    double sum = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      want[i] = x[i] > 0 ? x[i] * 8.0 : -double(x[i]);
+      sum += x[i];
+    }
+    ok &= compare(std::string(TEST_NAME) + " n=" + std::to_string(n), widen(y),
+                  want, 1e-6, 1e-6, ctx.seed);
+    ok &= compare(std::string(TEST_NAME) + " atomic sum n=" + std::to_string(n),
+                  {double(s[0])}, {sum}, 1e-3, 1e-4, ctx.seed);
+  }
+  Buffer B(12 * 20, 4);
+  B.poison();
+  CHECK(swizzled_launch(nullptr, B.ptr));
+  CHECK(cuCtxSynchronize());
+  std::vector<int32_t> ids(12 * 20);
+  B.download(ids.data());
+  std::vector<double> got(ids.size()), want(ids.size());
+  for (int r = 0; r < 12; ++r)
+    for (int c = 0; c < 20; ++c) {
+      got[r * 20 + c] = ids[r * 20 + c];
+      want[r * 20 + c] = r * 100 + c;
+    }
+  ok &= compare(std::string(TEST_NAME) + " swizzle covers the grid", got, want,
+                0, 0, ctx.seed);
+  return ok;
+}
+
+#else
+#error "compile with one TEST_<KIND> macro"
+#endif
+
+int main() {
+  Context ctx;
+  return run(ctx) ? 0 : 1;
+}

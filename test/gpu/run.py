@@ -1,0 +1,173 @@
+#!/usr/bin/env python3
+"""The GPU test suite: compiles each kernel configuration with tilec, builds
+a test program against its generated header, runs it on the GPU on fresh
+random inputs and compares with a float64 reference.
+
+    test/gpu/run.py                  # build and run (skips without a GPU)
+    test/gpu/run.py build --out DIR  # only build (where tilec runs)
+    test/gpu/run.py run --out DIR    # only run what DIR holds (where the GPU is)
+
+Building needs tilec, g++ and the CUDA toolkit's cuda.h; running needs an
+NVIDIA GPU and its driver.
+"""
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+HERE = os.path.join(ROOT, "test", "gpu")
+
+
+def example(name):
+    return os.path.join(ROOT, "examples", name + ".tile")
+
+
+def kernel(name):
+    return os.path.join(HERE, "kernels", name + ".tile")
+
+
+def configs():
+    """(name, .tile file, -D values, TEST_<KIND>, harness macros)."""
+    out = []
+    for m, n in [(4096, 4096), (1000, 1000), (130, 96)]:
+        out.append((f"add_f32_{m}x{n}", example("elementwise_add"),
+                    {"M": m, "N": n}, "ADD", {"M": m, "N": n}))
+    for m, n in [(4096, 4096), (333, 200)]:
+        out.append((f"add_f16_{m}x{n}", example("elementwise_add"),
+                    {"M": m, "N": n, "dtype": "float16"}, "ADD",
+                    {"M": m, "N": n, "DTYPE_F16": 1}))
+    out.append(("copy2d", kernel("copy"), {}, "COPY2D", {}))
+    out.append(("copy3d", kernel("copy"), {}, "COPY3D", {}))
+    for kind in ["sum", "max", "min", "absmax", "abssum"]:
+        out.append((f"reduce_{kind}_37x100", kernel("reduce"),
+                    {"M": 37, "N": 100, "kind": kind, "clear": "False"},
+                    "REDUCE", {"M": 37, "N": 100, "REDUCE_KIND": f'"{kind}"',
+                               "CLEAR": 0}))
+    for m, n, kind in [(64, 4096, "sum"), (64, 4096, "max"), (130, 64, "absmax"),
+                       (9, 32, "min")]:
+        out.append((f"reduce_{kind}_{m}x{n}", kernel("reduce"),
+                    {"M": m, "N": n, "kind": kind}, "REDUCE",
+                    {"M": m, "N": n, "REDUCE_KIND": f'"{kind}"', "CLEAR": 1}))
+    for m, n in [(4096, 4096), (100, 1000), (7, 64)]:
+        out.append((f"rms_norm_{m}x{n}", example("rms_norm"), {"M": m, "N": n},
+                    "RMSNORM", {"M": m, "N": n}))
+        out.append((f"softmax_{m}x{n}", example("softmax"), {"M": m, "N": n},
+                    "SOFTMAX", {"M": m, "N": n}))
+    for m, n, k in [(256, 256, 256), (200, 136, 72)]:
+        out.append((f"gemm_simt_{m}x{n}x{k}", example("gemm"),
+                    {"M": m, "N": n, "K": k}, "GEMM", {"M": m, "N": n, "K": k}))
+    out.append(("control", kernel("control"), {}, "CONTROL", {}))
+    return out
+
+
+def build(args):
+    os.makedirs(args.out, exist_ok=True)
+    cuda = os.environ.get("CUDA_PATH", "/usr/local/cuda")
+    manifest = []
+    compiled = {}
+    for name, source, defines, test_kind, macros in configs():
+        key = (source, tuple(sorted(defines.items())))
+        if key not in compiled:
+            base = os.path.join(args.out, name)
+            cmd = [args.tilec, source, "--arch", args.arch, "-o", base + ".cubin"]
+            for k, v in defines.items():
+                cmd += ["-D", f"{k}={v}"]
+            start = time.perf_counter()
+            result = subprocess.run(cmd, capture_output=True, text=True)
+            seconds = time.perf_counter() - start
+            if result.returncode != 0:
+                print(f"BUILD FAIL {name}: {' '.join(cmd)}\n{result.stderr}")
+                return 1
+            compiled[key] = (base + ".h", seconds)
+        header, seconds = compiled[key]
+        exe = os.path.join(args.out, name)
+        cmd = ["g++", "-std=c++17", "-O2", "-Wall", "-Wextra",
+               "-I", os.path.join(HERE, "harness"), "-I", cuda + "/include",
+               "-include", header, f"-DTEST_{test_kind}",
+               f'-DTEST_NAME="{name}"']
+        # Shape macros are prefixed: cuda.h uses M and N as parameter names.
+        cmd += [f"-D{'TEST_' + k if k in 'MNK' else k}={v}"
+                for k, v in macros.items()]
+        cmd += [os.path.join(HERE, "harness", "harness.cpp"), "-o", exe,
+                "-L", cuda + "/lib64/stubs", "-lcuda", "-lpthread"]
+        result = subprocess.run(cmd, capture_output=True, text=True)
+        if result.returncode != 0:
+            print(f"BUILD FAIL {name}: {' '.join(cmd)}\n{result.stderr}")
+            return 1
+        manifest.append({"name": name, "exe": os.path.basename(exe),
+                         "compile_seconds": round(seconds, 3)})
+        print(f"built {name} (tilec {seconds:.2f} s)")
+    with open(os.path.join(args.out, "manifest.json"), "w") as f:
+        json.dump(manifest, f, indent=1)
+    return 0
+
+
+def have_gpu():
+    smi = shutil.which("nvidia-smi")
+    if not smi:
+        return False
+    return subprocess.run([smi, "-L"], capture_output=True).returncode == 0
+
+
+def run(args):
+    if not have_gpu():
+        print("SKIP: no NVIDIA GPU here; the GPU tests did not run")
+        return 0
+    with open(os.path.join(args.out, "manifest.json")) as f:
+        manifest = json.load(f)
+    failed = 0
+    lines = []
+    for entry in manifest:
+        exe = os.path.join(args.out, entry["exe"])
+        cmd = [exe]
+        if args.sanitize:
+            cmd = ["compute-sanitizer", "--error-exitcode", "3",
+                   "--tool", "memcheck", exe]
+        try:
+            result = subprocess.run(cmd, capture_output=True, text=True,
+                                    timeout=300)
+            output = result.stdout + result.stderr
+            code = result.returncode
+        except subprocess.TimeoutExpired:
+            output, code = f"TIMEOUT {entry['name']}\n", -1
+        sys.stdout.write(output)
+        lines.append(output)
+        if code != 0:
+            failed += 1
+            if "FAIL" not in output:
+                msg = f"FAIL {entry['name']}: exit code {code}\n"
+                sys.stdout.write(msg)
+                lines.append(msg)
+    summary = f"{len(manifest) - failed} of {len(manifest)} programs passed\n"
+    sys.stdout.write(summary)
+    if args.log:
+        with open(args.log, "w") as f:
+            f.writelines(lines + [summary])
+    return 1 if failed else 0
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("step", nargs="?", choices=["all", "build", "run"],
+                        default="all")
+    parser.add_argument("--out", default=os.path.join(ROOT, "build", "gpu-tests"))
+    parser.add_argument("--tilec", default=os.path.join(ROOT, "build", "bin", "tilec"))
+    parser.add_argument("--arch", default="sm_90a")
+    parser.add_argument("--sanitize", action="store_true",
+                        help="run each program under compute-sanitizer memcheck")
+    parser.add_argument("--log", help="also write the results to this file")
+    args = parser.parse_args()
+    if args.step in ("all", "build"):
+        code = build(args)
+        if code or args.step == "build":
+            return code
+    return run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,656 @@
+//===- HeaderGenTest.cpp - The generated C header -------------------------===//
+//
+// Part of tilec. Checks the text of the header writeHeader generates, that it
+// is deterministic, that it compiles as C99 and C++17 with warnings as errors
+// against cuda.h and hip/hip_runtime_api.h, and, with the CUDA driver's stub
+// library, that it links and rejects invalid launches before calling the
+// driver.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec/Target/HeaderGen.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include "gtest/gtest.h"
+
+#include <cstdlib>
+#include <optional>
+
+using namespace llvm;
+using namespace tilec;
+
+namespace {
+
+using Kind = KernelParamInfo::Kind;
+using Runtime = ModuleInfo::Runtime;
+
+KernelParamInfo tensor(StringRef name, StringRef cType, unsigned elementBytes,
+                       unsigned alignment, std::vector<int64_t> shape) {
+  KernelParamInfo param;
+  param.kind = Kind::Tensor;
+  param.name = name.str();
+  param.cType = cType.str();
+  param.elementBytes = elementBytes;
+  param.alignment = alignment;
+  param.shape = std::move(shape);
+  return param;
+}
+
+KernelParamInfo scalar(StringRef name, StringRef cType) {
+  KernelParamInfo param;
+  param.kind = Kind::Scalar;
+  param.name = name.str();
+  param.cType = cType.str();
+  return param;
+}
+
+KernelParamInfo dim(StringRef name) {
+  KernelParamInfo param;
+  param.kind = Kind::Dim;
+  param.name = name.str();
+  param.cType = "int64_t";
+  return param;
+}
+
+/// The dynamic extent of params[index].
+int64_t dimRef(int64_t index) { return -index - 1; }
+
+/// A representative module: a GEMM with dynamic M and N and more than
+/// 48 KiB of shared memory, and a kernel with scalars of several types and a
+/// 3-D grid.
+ModuleInfo makeGemmModule(Runtime runtime) {
+  ModuleInfo module;
+  module.runtime = runtime;
+  module.prefix = "gemm";
+  module.arch = runtime == Runtime::CUDA ? "sm_90a" : "gfx942";
+  module.sourceName = "examples/gemm.tile";
+  // An ELF magic, then every byte value once.
+  module.binary = {0x7f, 'E', 'L', 'F'};
+  for (int i = 0; i < 256; ++i)
+    module.binary.push_back(uint8_t(i));
+
+  KernelInfo gemm;
+  gemm.name = "gemm_main";
+  // A: [m, 256], B: [256, n], C: [m, n]; m and n are params 4 and 5.
+  gemm.params = {tensor("A", "uint16_t", 2, 16, {dimRef(4), 256}),
+                 tensor("B", "uint16_t", 2, 16, {256, dimRef(5)}),
+                 tensor("C", "float", 4, 4, {dimRef(4), dimRef(5)}),
+                 scalar("alpha", "float"),
+                 dim("m"),
+                 dim("n")};
+  gemm.grid[0] = "(n + 127) / 128";
+  gemm.grid[1] = "(m + 127) / 128";
+  gemm.threads[0] = 128;
+  gemm.sharedMemoryBytes = 98304;
+
+  KernelInfo scale;
+  scale.name = "scale";
+  scale.params = {tensor("X", "float", 4, 4, {dimRef(1), 64}),
+                  dim("n"),
+                  scalar("a", "double"),
+                  scalar("b", "int8_t"),
+                  scalar("c", "uint64_t"),
+                  scalar("h", "uint16_t"),
+                  scalar("flag", "bool"),
+                  tensor("Y", "int32_t", 4, 8, {dimRef(1)})};
+  scale.grid[0] = "(n + 255) / 256";
+  scale.grid[1] = "2";
+  scale.grid[2] = "3";
+  scale.threads[0] = 8;
+  scale.threads[1] = 8;
+  scale.threads[2] = 4;
+  scale.sharedMemoryBytes = 4096;
+
+  module.kernels = {gemm, scale};
+  return module;
+}
+
+/// Corner cases: parameters named like C and C++ keywords or like names the
+/// header uses, a kernel without parameters, a tensor that can never fit
+/// 32-bit indexing, an empty binary.
+ModuleInfo makeEdgeModule(Runtime runtime) {
+  ModuleInfo module;
+  module.runtime = runtime;
+  module.prefix = "edge";
+  module.arch = "sm_80 \"*/ ?\?/";
+  module.sourceName = "odd/*name*/?\?/.tile";
+
+  KernelInfo keywords;
+  keywords.name = "keywords";
+  keywords.params = {tensor("int", "float", 4, 8, {dimRef(1), dimRef(4)}),
+                     dim("float"),
+                     scalar("char", "int8_t"),
+                     scalar("stream", "int32_t"),
+                     dim("class"),
+                     tensor("int_", "float", 4, 4, {dimRef(4)}),
+                     scalar("args", "float"),
+                     scalar("int64_t", "int64_t"),
+                     scalar("KEYWORDS_THREADS_X", "int32_t"),
+                     scalar("edge_function_", "int32_t")};
+  keywords.grid[0] = "(float + 63) / 64";
+  keywords.grid[1] = "class";
+  keywords.threads[0] = 64;
+
+  KernelInfo noop;
+  noop.name = "noop";
+
+  KernelInfo huge;
+  huge.name = "huge";
+  huge.params = {tensor("T", "uint8_t", 1, 1, {65536, 65536})};
+
+  module.kernels = {keywords, noop, huge};
+  return module;
+}
+
+std::string render(const ModuleInfo &module) {
+  std::string text;
+  raw_string_ostream os(text);
+  writeHeader(module, os);
+  return text;
+}
+
+/// `text` with wrapped parameter lists joined, to check signatures.
+std::string joinWrapped(std::string text) {
+  size_t pos;
+  while ((pos = text.find(",\n    ")) != std::string::npos)
+    text.replace(pos, 6, ", ");
+  return text;
+}
+
+::testing::AssertionResult contains(const std::string &text, StringRef piece) {
+  if (StringRef(text).contains(piece))
+    return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "missing: " << piece.str();
+}
+
+/// Where `piece` is in `text`; fails the test when it is absent.
+size_t position(const std::string &text, StringRef piece) {
+  size_t pos = text.find(piece.str());
+  EXPECT_NE(pos, std::string::npos) << "missing: " << piece.str();
+  return pos;
+}
+
+//===----------------------------------------------------------------------===//
+// The text
+//===----------------------------------------------------------------------===//
+
+TEST(HeaderGenTest, BannerGuardAndIncludes) {
+  std::string text = render(makeGemmModule(Runtime::CUDA));
+  EXPECT_TRUE(StringRef(text).starts_with("/*\n * Generated by tilec from "
+                                          "examples/gemm.tile for sm_90a; "
+                                          "do not edit.\n"));
+  EXPECT_TRUE(contains(text, "#ifndef TILEC_GEMM_H\n#define TILEC_GEMM_H\n"));
+  EXPECT_TRUE(StringRef(text).ends_with("#endif /* TILEC_GEMM_H */\n"));
+  EXPECT_TRUE(contains(text, "#include <cuda.h>\n"));
+  EXPECT_TRUE(contains(text, "#include <stdint.h>\n"));
+  // The scale kernel has a bool scalar.
+  EXPECT_TRUE(contains(text, "#include <stdbool.h>\n"));
+  EXPECT_TRUE(contains(text, "#ifdef __cplusplus\nextern \"C\" {\n#endif\n"));
+  EXPECT_TRUE(contains(text, "#define GEMM_ARCH \"sm_90a\"\n"));
+  EXPECT_TRUE(contains(text, "#define GEMM_MAX_CONTEXTS 16\n"));
+  // Thread safety on both platform families.
+  EXPECT_TRUE(contains(text, "static pthread_mutex_t gemm_mutex_ = "
+                             "PTHREAD_MUTEX_INITIALIZER;"));
+  EXPECT_TRUE(contains(text, "static SRWLOCK gemm_mutex_ = SRWLOCK_INIT;"));
+  // Every function is static.
+  for (StringRef line : split(text, '\n')) {
+    if (line.starts_with(" *"))
+      continue;
+    if (line.contains("(void) {") || line.contains("_launch(")) {
+      EXPECT_TRUE(line.starts_with("static inline ")) << line.str();
+    }
+  }
+}
+
+TEST(HeaderGenTest, EmbedsTheBinaryAligned) {
+  ModuleInfo module = makeGemmModule(Runtime::CUDA);
+  std::string text = render(module);
+  EXPECT_TRUE(contains(text, "#define GEMM_ALIGNED_ "
+                             "__attribute__((aligned(16)))"));
+  EXPECT_TRUE(contains(text, "static GEMM_ALIGNED_ const unsigned char "
+                             "gemm_binary[] = {\n"
+                             "    0x7f, 0x45, 0x4c, 0x46, 0x00, 0x01, 0x02, "
+                             "0x03, 0x04, 0x05, 0x06, 0x07,\n"
+                             "    0x08, 0x09, 0x0a, 0x0b,"));
+  // 260 bytes: 21 lines of 12 and one of 8, the last without a comma.
+  EXPECT_TRUE(contains(text, "0xfc, 0xfd, 0xfe, 0xff\n};\n"));
+  size_t begin = position(text, "gemm_binary[] = {\n");
+  size_t end = text.find("};", begin);
+  StringRef bytes = StringRef(text).slice(begin, end);
+  EXPECT_EQ(bytes.count("0x"), module.binary.size());
+  EXPECT_EQ(bytes.count('\n'), 1u + 22u);
+}
+
+TEST(HeaderGenTest, LoadCachesPerContextAndOptsIntoSharedMemory) {
+  std::string text = render(makeGemmModule(Runtime::CUDA));
+  EXPECT_TRUE(contains(text, "static inline CUresult gemm_load(void) {"));
+  EXPECT_TRUE(contains(text, "static inline CUresult gemm_unload(void) {"));
+  EXPECT_TRUE(contains(text, "static struct gemm_entry_ "
+                             "gemm_cache_[GEMM_MAX_CONTEXTS];"));
+  EXPECT_TRUE(contains(text, "cuCtxGetCurrent(context)"));
+  EXPECT_TRUE(contains(text, "return CUDA_ERROR_INVALID_CONTEXT;"));
+  EXPECT_TRUE(contains(text, "cuCtxGetId(*context, context_id)"));
+  EXPECT_TRUE(contains(text, "cuModuleLoadData(&module, gemm_binary)"));
+  EXPECT_TRUE(contains(text, "cuModuleGetFunction(&entry->functions[0], "
+                             "module, \"gemm_main\")"));
+  EXPECT_TRUE(contains(text, "cuModuleGetFunction(&entry->functions[1], "
+                             "module, \"scale\")"));
+  EXPECT_TRUE(contains(text, "(void)cuModuleUnload(module);"));
+  // Only the GEMM needs more than 48 KiB.
+  EXPECT_TRUE(contains(text, "cuFuncSetAttribute(entry->functions[0],\n"
+                             "                             "
+                             "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,"
+                             "\n                             98304);"));
+  EXPECT_EQ(StringRef(text).count("cuFuncSetAttribute("), 1u);
+}
+
+TEST(HeaderGenTest, LaunchSignaturesFollowDeclarationOrder) {
+  std::string text = joinWrapped(render(makeGemmModule(Runtime::CUDA)));
+  EXPECT_TRUE(contains(text, "static inline CUresult gemm_main_launch("
+                             "CUstream stream, CUdeviceptr A, CUdeviceptr B, "
+                             "CUdeviceptr C, float alpha, int64_t m, "
+                             "int64_t n) {"));
+  EXPECT_TRUE(contains(text, "static inline CUresult scale_launch("
+                             "CUstream stream, CUdeviceptr X, int64_t n, "
+                             "double a, int8_t b, uint64_t c, uint16_t h, "
+                             "bool flag, CUdeviceptr Y) {"));
+  // The documentation names the dynamic extents.
+  EXPECT_TRUE(contains(text, " *   A: uint16_t[m, 256], 16-byte aligned\n"));
+  EXPECT_TRUE(contains(text, " *   C: float[m, n], 4-byte aligned\n"));
+  EXPECT_TRUE(contains(text, " *   m: dynamic extent in [1, INT32_MAX]\n"));
+  EXPECT_TRUE(contains(text, " * grid  ((n + 127) / 128, (m + 127) / 128, 1)\n"
+                             " * block (128, 1, 1), 98304 bytes of dynamic "
+                             "shared memory\n"));
+  EXPECT_TRUE(contains(text, "#define GEMM_MAIN_THREADS_X 128\n"
+                             "#define GEMM_MAIN_THREADS_Y 1\n"
+                             "#define GEMM_MAIN_THREADS_Z 1\n"
+                             "#define GEMM_MAIN_SHARED_MEMORY_BYTES 98304\n"));
+}
+
+TEST(HeaderGenTest, LaunchValidatesBeforeLaunching) {
+  std::string text = render(makeGemmModule(Runtime::CUDA));
+  size_t begin = position(text, "static inline CUresult gemm_main_launch(");
+  size_t end = position(text, "static inline CUresult scale_launch(");
+  ASSERT_LT(begin, end);
+  std::string body = text.substr(begin, end - begin);
+  const char *const checks[] = {
+      // Null and alignment.
+      "  if (A == 0 || A % 16 != 0)\n    return CUDA_ERROR_INVALID_VALUE;\n",
+      "  if (B == 0 || B % 16 != 0)\n    return CUDA_ERROR_INVALID_VALUE;\n",
+      "  if (C == 0 || C % 4 != 0)\n    return CUDA_ERROR_INVALID_VALUE;\n",
+      // Dynamic extents.
+      "  if (m < 1 || m > INT32_MAX)\n    return CUDA_ERROR_INVALID_VALUE;\n",
+      "  if (n < 1 || n > INT32_MAX)\n    return CUDA_ERROR_INVALID_VALUE;\n",
+      // Element counts.
+      "  if (m > INT32_MAX / 256) /* A elements */\n",
+      "  if (n > INT32_MAX / 256) /* B elements */\n",
+      "  if (n > INT32_MAX / m) /* C elements */\n",
+      // The grid.
+      "  grid[0] = (n + 127) / 128;\n  grid[1] = (m + 127) / 128;\n"
+      "  grid[2] = 1;\n"
+      "  if (grid[0] < 1 || grid[0] > 2147483647 ||\n"
+      "      grid[1] < 1 || grid[1] > 65535)\n"
+      "    return CUDA_ERROR_INVALID_VALUE;\n",
+      // Loading, then the launch.
+      "  err = gemm_function_(0, &function);\n"
+      "  if (err != CUDA_SUCCESS)\n    return err;\n",
+  };
+  size_t last = 0;
+  for (const char *check : checks) {
+    size_t pos = position(body, check);
+    if (pos != std::string::npos) {
+      EXPECT_GT(pos, last) << "out of order: " << check;
+      last = pos;
+    }
+  }
+  // Arguments in declaration order, dims narrowed to int32_t.
+  EXPECT_TRUE(contains(body, "  dims[0] = (int32_t)m;\n"
+                             "  dims[1] = (int32_t)n;\n"
+                             "  args[0] = &A;\n"
+                             "  args[1] = &B;\n"
+                             "  args[2] = &C;\n"
+                             "  args[3] = &alpha;\n"
+                             "  args[4] = &dims[0];\n"
+                             "  args[5] = &dims[1];\n"));
+  EXPECT_TRUE(contains(body, "  return cuLaunchKernel(\n"
+                             "      function, (unsigned)grid[0], "
+                             "(unsigned)grid[1], (unsigned)grid[2],\n"
+                             "      128, 1, 1, 98304, stream, args, NULL);\n"));
+  // No printing, no exiting.
+  EXPECT_FALSE(StringRef(text).contains("printf"));
+  EXPECT_FALSE(StringRef(text).contains("exit("));
+  EXPECT_FALSE(StringRef(text).contains("abort("));
+}
+
+TEST(HeaderGenTest, TensorsOfOneShapeShareACountCheck) {
+  ModuleInfo module = makeGemmModule(Runtime::CUDA);
+  KernelInfo &kernel = module.kernels[0];
+  // B becomes [m, 256] like A.
+  kernel.params[1].shape = {dimRef(4), 256};
+  std::string text = render(module);
+  EXPECT_TRUE(contains(text, "  if (m > INT32_MAX / 256) /* A, B elements */\n"
+                             "    return CUDA_ERROR_INVALID_VALUE;\n"
+                             "  if (n > INT32_MAX / m) /* C elements */\n"));
+  EXPECT_EQ(StringRef(text).count("INT32_MAX / 256"), 1u);
+}
+
+TEST(HeaderGenTest, ThreeDimensionalGridChecksOnlyWhatCanFail) {
+  std::string text = render(makeGemmModule(Runtime::CUDA));
+  size_t begin = position(text, "static inline CUresult scale_launch(");
+  std::string body = text.substr(begin);
+  EXPECT_TRUE(contains(body, "  grid[0] = (n + 255) / 256;\n"
+                             "  grid[1] = 2;\n"
+                             "  grid[2] = 3;\n"
+                             "  if (grid[0] < 1 || grid[0] > 2147483647)\n"));
+  EXPECT_TRUE(contains(body, "  if (Y == 0 || Y % 8 != 0)\n"));
+  EXPECT_TRUE(contains(body, "  if (n > INT32_MAX / 64) /* X elements */\n"));
+  EXPECT_TRUE(contains(body, "      8, 8, 4, 4096, stream, args, NULL);\n"));
+  EXPECT_TRUE(contains(body, "  args[1] = &dims[0];\n"
+                             "  args[2] = &a;\n"));
+}
+
+TEST(HeaderGenTest, HipFlavour) {
+  std::string text = joinWrapped(render(makeGemmModule(Runtime::HIP)));
+  EXPECT_TRUE(contains(text, "Generated by tilec from examples/gemm.tile for "
+                             "gfx942; do not edit."));
+  EXPECT_TRUE(contains(text, "#include <hip/hip_runtime_api.h>\n"));
+  EXPECT_TRUE(contains(text, "static inline hipError_t gemm_load(void) {"));
+  EXPECT_TRUE(contains(text, "static inline hipError_t gemm_unload(void) {"));
+  EXPECT_TRUE(contains(text, "hipGetDevice(device)"));
+  EXPECT_TRUE(contains(text, "hipModuleLoadData(&module, gemm_binary)"));
+  EXPECT_TRUE(contains(text, "hipModuleGetFunction(&entry->functions[0], "
+                             "module, \"gemm_main\")"));
+  EXPECT_TRUE(contains(text, "static inline hipError_t gemm_main_launch("
+                             "hipStream_t stream, void *A, void *B, void *C, "
+                             "float alpha, int64_t m, int64_t n) {"));
+  EXPECT_TRUE(contains(text, "  if (A == NULL || (uintptr_t)A % 16 != 0)\n"
+                             "    return hipErrorInvalidValue;\n"));
+  EXPECT_TRUE(contains(text, "  return hipModuleLaunchKernel(\n"));
+  for (StringRef cudaName : {"CUresult", "CUdeviceptr", "cuLaunchKernel",
+                             "CUDA_", "cuFuncSetAttribute", "<cuda.h>"})
+    EXPECT_FALSE(StringRef(text).contains(cudaName)) << cudaName.str();
+}
+
+TEST(HeaderGenTest, RenamesReservedParameterNames) {
+  std::string text = joinWrapped(render(makeEdgeModule(Runtime::CUDA)));
+  // `int_` keeps its name, so `int` becomes `int__`; the local `args`
+  // makes way for the parameter.
+  EXPECT_TRUE(contains(text, "static inline CUresult keywords_launch("
+                             "CUstream stream, CUdeviceptr int__, "
+                             "int64_t float_, int8_t char_, int32_t stream_, "
+                             "int64_t class_, CUdeviceptr int_, float args, "
+                             "int64_t int64_t_, int32_t KEYWORDS_THREADS_X_, "
+                             "int32_t edge_function__) {"));
+  EXPECT_TRUE(contains(text, "  void *args_[10];\n"));
+  EXPECT_TRUE(contains(text, "  args_[6] = &args;\n"));
+  // Grid expressions and shapes follow the renaming.
+  EXPECT_TRUE(contains(text, "  grid[0] = (float_ + 63) / 64;\n"
+                             "  grid[1] = class_;\n"));
+  EXPECT_TRUE(contains(text, " *   int__: float[float_, class_], "
+                             "8-byte aligned\n"));
+  EXPECT_TRUE(contains(text, "  if (class_ > INT32_MAX / float_) "
+                             "/* int__ elements */\n"));
+}
+
+TEST(HeaderGenTest, EdgeCases) {
+  std::string text = render(makeEdgeModule(Runtime::CUDA));
+  // Comments and strings cannot be closed or escaped by odd names.
+  EXPECT_TRUE(contains(text, "Generated by tilec from odd/ *name* /? ?/.tile "
+                             "for sm_80 \"* / ? ?/; do not edit."));
+  EXPECT_TRUE(contains(text, "#define EDGE_ARCH \"sm_80 \\\"*/ \\?\\?/\"\n"));
+  // An empty binary still is a valid array.
+  EXPECT_TRUE(contains(text, "edge_binary[] = {\n    0x00 /* empty */\n};"));
+  // A kernel without parameters passes no argument array.
+  EXPECT_TRUE(contains(text, "static inline CUresult noop_launch("
+                             "CUstream stream) {"));
+  EXPECT_TRUE(contains(text, "      1, 1, 1, 0, stream, NULL, NULL);\n"));
+  // 2^32 elements can never be indexed with 32 bits.
+  EXPECT_TRUE(contains(text, "  if (1) /* T elements: always too many */\n"
+                             "    return CUDA_ERROR_INVALID_VALUE;\n"));
+  // T needs no alignment beyond its element's.
+  EXPECT_TRUE(contains(text, "  if (T == 0)\n"));
+}
+
+TEST(HeaderGenTest, Deterministic) {
+  for (Runtime runtime : {Runtime::CUDA, Runtime::HIP}) {
+    ModuleInfo module = makeGemmModule(runtime);
+    std::string first = render(module);
+    ModuleInfo copy = module;
+    EXPECT_EQ(first, render(module));
+    EXPECT_EQ(first, render(copy));
+    ModuleInfo edge = makeEdgeModule(runtime);
+    EXPECT_EQ(render(edge), render(makeEdgeModule(runtime)));
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Compiling
+//===----------------------------------------------------------------------===//
+
+/// A scratch directory, removed when the test ends.
+class HeaderCompileTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    ASSERT_FALSE(sys::fs::createUniqueDirectory("tilec-headergen", dir));
+  }
+  void TearDown() override { sys::fs::remove_directories(dir); }
+
+  std::string path(StringRef name) const {
+    SmallString<128> result(dir);
+    sys::path::append(result, name);
+    return std::string(result);
+  }
+
+  void writeFile(StringRef name, StringRef text) {
+    std::error_code ec;
+    raw_fd_ostream os(path(name), ec);
+    ASSERT_FALSE(ec) << ec.message();
+    os << text;
+  }
+
+  /// Runs `command` in the scratch directory; on failure, adds its output
+  /// to the test's failure message.
+  ::testing::AssertionResult run(const std::string &command) {
+    std::string log = path("log.txt");
+    std::string line =
+        "cd '" + dir.str().str() + "' && " + command + " > '" + log + "' 2>&1";
+    int status = std::system(line.c_str());
+    if (status == 0)
+      return ::testing::AssertionSuccess();
+    auto output = MemoryBuffer::getFile(log);
+    return ::testing::AssertionFailure()
+           << command << "\nexited with " << status << ":\n"
+           << (output ? (*output)->getBuffer().str() : std::string());
+  }
+
+  SmallString<128> dir;
+};
+
+/// A compiler that may be installed, with its language flags.
+struct Compiler {
+  const char *program;
+  bool cxx;
+};
+
+/// gcc, g++, the default clang and LLVM 22's clang. -pedantic for C99 only:
+/// in C++ it would reject the anonymous structs of the runtime headers.
+const Compiler compilers[] = {
+    {"gcc", false},
+    {"g++", true},
+    {"clang", false},
+    {"clang++", true},
+    {"/usr/lib/llvm-22/bin/clang", false},
+    {"/usr/lib/llvm-22/bin/clang++", true},
+};
+
+std::optional<std::string> findCompiler(StringRef program) {
+  if (sys::path::is_absolute(program))
+    return sys::fs::can_execute(program) ? std::optional(program.str())
+                                         : std::nullopt;
+  if (ErrorOr<std::string> found = sys::findProgramByName(program))
+    return *found;
+  return std::nullopt;
+}
+
+/// The include flags of a runtime, or nothing when its SDK is absent. The
+/// SDK directory is a system directory (-isystem): cuda.h itself is not
+/// -pedantic C99 clean, and its warnings are not the header's.
+std::optional<std::string> sdkFlags(Runtime runtime) {
+  if (runtime == Runtime::CUDA) {
+    if (!sys::fs::exists("/usr/local/cuda/include/cuda.h"))
+      return std::nullopt;
+    return std::string("-isystem /usr/local/cuda/include");
+  }
+  if (!sys::fs::exists("/usr/include/hip/hip_runtime_api.h"))
+    return std::nullopt;
+  return std::string("-D__HIP_PLATFORM_AMD__ -I/usr/include");
+}
+
+/// A translation unit that includes `header` twice (the guard) and calls
+/// every function with null arguments, so that the call sites check the
+/// parameter types too.
+std::string callEverything(const ModuleInfo &module, StringRef header) {
+  std::string text;
+  raw_string_ostream os(text);
+  bool hip = module.runtime == Runtime::HIP;
+  os << "#include \"" << header << "\"\n#include \"" << header << "\"\n\n";
+  os << "int main(void) {\n";
+  os << "  int failures = 0;\n";
+  os << "  failures += " << module.prefix
+     << "_load() != " << (hip ? "hipSuccess" : "CUDA_SUCCESS") << ";\n";
+  for (const KernelInfo &kernel : module.kernels) {
+    os << "  failures += " << kernel.name << "_launch(0";
+    for (size_t i = 0; i < kernel.params.size(); ++i)
+      os << ", 0";
+    os << ") != " << (hip ? "hipSuccess" : "CUDA_SUCCESS") << ";\n";
+  }
+  os << "  failures += " << module.prefix
+     << "_unload() != " << (hip ? "hipSuccess" : "CUDA_SUCCESS") << ";\n";
+  os << "  return failures;\n}\n";
+  return text;
+}
+
+TEST_F(HeaderCompileTest, CompilesAsC99AndCxx17) {
+  unsigned compiled = 0;
+  for (Runtime runtime : {Runtime::CUDA, Runtime::HIP}) {
+    std::optional<std::string> sdk = sdkFlags(runtime);
+    if (!sdk)
+      continue;
+    for (const ModuleInfo &module :
+         {makeGemmModule(runtime), makeEdgeModule(runtime)}) {
+      std::string header = module.prefix + ".h";
+      writeFile(header, render(module));
+      // Only the include: unused static functions must not warn.
+      writeFile("include.c", "#include \"" + header + "\"\n");
+      writeFile("include.cpp", "#include \"" + header + "\"\n");
+      writeFile("calls.c", callEverything(module, header));
+      writeFile("calls.cpp", callEverything(module, header));
+      for (const Compiler &compiler : compilers) {
+        std::optional<std::string> program = findCompiler(compiler.program);
+        if (!program)
+          continue;
+        std::string flags = compiler.cxx
+                                ? "-std=c++17 -Wall -Wextra -Werror"
+                                : "-std=c99 -Wall -Wextra -Werror -pedantic";
+        std::string ext = compiler.cxx ? ".cpp" : ".c";
+        EXPECT_TRUE(run(*program + " " + flags + " -fsyntax-only " + *sdk +
+                        " include" + ext))
+            << header;
+        // Compiled for real: some warnings (-Wmaybe-uninitialized) need the
+        // optimizer.
+        EXPECT_TRUE(run(*program + " " + flags + " -O2 -c " + *sdk + " calls" +
+                        ext + " -o calls.o"))
+            << header;
+        compiled += 2;
+      }
+    }
+  }
+  if (!compiled)
+    GTEST_SKIP() << "no C compiler or runtime SDK installed";
+}
+
+/// The driver's stub library: links like libcuda, and every call fails with
+/// CUDA_ERROR_STUB_LIBRARY, which tells "reached the driver" apart from
+/// "rejected before".
+constexpr const char *cudaStubs = "/usr/local/cuda/lib64/stubs";
+
+TEST_F(HeaderCompileTest, LinksAgainstTheDriverAndRejectsBadLaunches) {
+  std::optional<std::string> gcc = findCompiler("gcc");
+  std::optional<std::string> sdk = sdkFlags(Runtime::CUDA);
+  SmallString<128> stub(cudaStubs);
+  sys::path::append(stub, "libcuda.so");
+  if (!gcc || !sdk || !sys::fs::exists(stub))
+    GTEST_SKIP() << "needs gcc, cuda.h and the driver stub library";
+
+  writeFile("gemm.h", render(makeGemmModule(Runtime::CUDA)));
+  writeFile("edge.h", render(makeEdgeModule(Runtime::CUDA)));
+  writeFile("main.c", R"(#include "edge.h"
+#include "gemm.h"
+
+#include <stdio.h>
+
+static int failures;
+
+static void expect(CUresult got, CUresult want, const char *what) {
+  if (got != want) {
+    printf("%s: got %d, want %d\n", what, (int)got, (int)want);
+    ++failures;
+  }
+}
+
+int main(void) {
+  const CUdeviceptr p = 256;
+  const CUresult invalid = CUDA_ERROR_INVALID_VALUE;
+  const CUresult driver = CUDA_ERROR_STUB_LIBRARY;
+  expect(gemm_main_launch(0, 0, p, p, 1.0f, 128, 128), invalid, "null");
+  expect(gemm_main_launch(0, p, p + 8, p, 1.0f, 128, 128), invalid,
+         "misaligned");
+  expect(gemm_main_launch(0, p, p, p + 4, 1.0f, 128, 128), driver,
+         "aligned to the element");
+  expect(gemm_main_launch(0, p, p, p, 1.0f, 0, 128), invalid, "m = 0");
+  expect(gemm_main_launch(0, p, p, p, 1.0f, 128, -1), invalid, "n < 0");
+  expect(gemm_main_launch(0, p, p, p, 1.0f, 2147483648LL, 1), invalid,
+         "m > INT32_MAX");
+  /* 256 * 8388608 = 2^31 elements in B; grid x is still in range. */
+  expect(gemm_main_launch(0, p, p, p, 1.0f, 1, 8388608), invalid,
+         "B too large");
+  expect(gemm_main_launch(0, p, p, p, 1.0f, 1, 8388607), driver,
+         "B just fits");
+  /* grid y = (m + 127) / 128. */
+  expect(gemm_main_launch(0, p, p, p, 1.0f, 8388480, 1), driver,
+         "grid y = 65535");
+  expect(gemm_main_launch(0, p, p, p, 1.0f, 8388481, 1), invalid,
+         "grid y = 65536");
+  /* 65536 * 65536 = 2^32 elements in C. */
+  expect(gemm_main_launch(0, p, p, p, 1.0f, 65536, 65536), invalid,
+         "C too large");
+  expect(scale_launch(0, p, 100, 1.0, 1, 2, 3, 1, p + 4), invalid,
+         "Y misaligned");
+  expect(scale_launch(0, p, 100, 1.0, 1, 2, 3, 1, p), driver, "scale");
+  /* grid[1] is `class`. */
+  expect(keywords_launch(0, p, 64, 0, 0, 65536, p, 0.0f, 0, 0, 0), invalid,
+         "grid y > 65535");
+  expect(keywords_launch(0, p, 64, 0, 0, 65535, p, 0.0f, 0, 0, 0), driver,
+         "grid y = 65535");
+  expect(huge_launch(0, p), invalid, "2^32 elements");
+  expect(noop_launch(0), driver, "noop");
+  expect(gemm_load(), driver, "load");
+  expect(gemm_unload(), driver, "unload");
+  return failures;
+}
+)");
+  ASSERT_TRUE(run(*gcc + " -std=c99 -Wall -Wextra -Werror -pedantic " + *sdk +
+                  " main.c -L" + cudaStubs + " -lcuda -lpthread -o main"));
+  // The stub's soname is libcuda.so.1; run against it, not a real driver.
+  ASSERT_FALSE(sys::fs::create_link(stub, path("libcuda.so.1")));
+  EXPECT_TRUE(run("LD_LIBRARY_PATH=. ./main"));
+}
+
+} // namespace
