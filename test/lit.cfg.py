@@ -32,3 +32,16 @@ tools = [
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 llvm_config.with_environment("PATH", config.tilec_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+
+# Tools the device-code tests use when the machine has them: ptxas from the
+# CUDA toolkit (tilec's default, or $CUDA_PATH), and the ROCm device
+# libraries beside the tilec binary.
+cuda_path = os.environ.get("CUDA_PATH", "/usr/local/cuda")
+ptxas = os.path.join(cuda_path, "bin", "ptxas")
+if os.access(ptxas, os.X_OK):
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", ptxas))
+    config.substitutions.append(("%cuda_include", os.path.join(cuda_path, "include")))
+rocm_bitcode = os.path.join(config.tilec_obj_root, "lib", "tilec", "rocm", "amdgcn", "bitcode", "ocml.bc")
+if os.path.exists(rocm_bitcode):
+    config.available_features.add("rocm")

@@ -32,14 +32,24 @@ GridLayoutParams tilec::chooseGridLayout(ArrayRef<int64_t> shape,
   while (params.vector * 2 <= maxVector &&
          params.cols % (params.vector * 2) == 0)
     params.vector *= 2;
-  int64_t groups = params.cols / params.vector;
-  // Threads per row: a power of two dividing the block, no more than the
-  // row has runs.
-  params.threadCols = 1;
-  while (params.threadCols * 2 <= groups &&
-         threads % (params.threadCols * 2) == 0)
-    params.threadCols *= 2;
-  params.threadRows = threads / params.threadCols;
+  auto splitThreads = [&] {
+    // Threads per row: a power of two dividing the block, no more than the
+    // row has runs.
+    int64_t groups = params.cols / params.vector;
+    params.threadCols = 1;
+    while (params.threadCols * 2 <= groups &&
+           threads % (params.threadCols * 2) == 0)
+      params.threadCols *= 2;
+    params.threadRows = threads / params.threadCols;
+  };
+  splitThreads();
+  // With fewer rows than thread rows, some threads would hold nothing;
+  // narrower runs (down to a quarter of the widest) give them work.
+  int64_t minVector = std::max<int64_t>(1, maxVector / 4);
+  while (params.threadRows > params.rows && params.vector > minVector) {
+    params.vector /= 2;
+    splitThreads();
+  }
   return params;
 }
 

@@ -1037,8 +1037,16 @@ bool Interpreter::buildKernelFunction(StringRef name,
                                       Scope &kernelScope, SMLoc loc) {
   mlir::MLIRContext *context = getContext();
   // Dynamic dimensions become trailing index arguments, in the order they
-  // first appear in the tensor shapes.
+  // first appear in the tensor shapes. Dimensions are one argument per name:
+  // two `T.dynamic("m")` calls mean the same extent, as a reader expects.
   llvm::SmallVector<const DynamicDimObject *> dims;
+  auto dimIndex = [&](const DynamicDimObject *dim) -> size_t {
+    return llvm::find_if(dims,
+                         [&](const DynamicDimObject *other) {
+                           return other->name == dim->name;
+                         }) -
+           dims.begin();
+  };
   llvm::SmallVector<mlir::Type> argTypes;
   for (const KernelParam &param : params) {
     if (param.scalar) {
@@ -1049,8 +1057,17 @@ bool Interpreter::buildKernelFunction(StringRef name,
     for (const Ref &extent : param.tensor->shape) {
       if (auto *dim = llvm::dyn_cast<DynamicDimObject>(extent.get())) {
         shape.push_back(mlir::ShapedType::kDynamic);
-        if (!llvm::is_contained(dims, dim))
+        if (dimIndex(dim) == dims.size()) {
+          for (const KernelParam &other : params) {
+            if (other.name != dim->name)
+              continue;
+            emitError(param.loc) << "dynamic dimension '" << dim->name
+                                 << "' has the name of a parameter of '" << name
+                                 << "'; rename one of them";
+            return false;
+          }
           dims.push_back(dim);
+        }
       } else {
         shape.push_back(*getConstInt(extent));
       }
@@ -1080,8 +1097,12 @@ bool Interpreter::buildKernelFunction(StringRef name,
   mlir::Block *entry = func.addEntryBlock();
   currentFunction->func = func;
 
-  for (auto [i, dim] : llvm::enumerate(dims))
-    currentFunction->dims[dim] = entry->getArgument(params.size() + i);
+  for (const KernelParam &param : params)
+    if (param.tensor)
+      for (const Ref &extent : param.tensor->shape)
+        if (auto *dim = llvm::dyn_cast<DynamicDimObject>(extent.get()))
+          currentFunction->dims[dim] =
+              entry->getArgument(params.size() + dimIndex(dim));
   for (auto [i, param] : llvm::enumerate(params)) {
     mlir::Value arg = entry->getArgument(i);
     if (param.scalar) {
@@ -1099,7 +1120,7 @@ bool Interpreter::buildKernelFunction(StringRef name,
     for (const Ref &extent : param.tensor->shape) {
       if (auto *dim = llvm::dyn_cast<DynamicDimObject>(extent.get())) {
         buffer->shape.push_back(resolveDynamicDim(*dim, param.loc));
-        dimArgs.push_back(params.size() + llvm::find(dims, dim) - dims.begin());
+        dimArgs.push_back(params.size() + dimIndex(dim));
         dynamic = true;
       } else {
         buffer->shape.push_back(extent);

@@ -103,8 +103,9 @@ TEST_P(GridLayoutTest, RowsGoToTheThreadsHoldingThem) {
       auto place = (*rows).apply(row, r);
       ASSERT_TRUE(place.has_value());
       replicas.insert(place->first);
-      if (slot)
+      if (slot) {
         EXPECT_EQ(*slot, place->second);
+      }
       slot = place->second;
       auto back = (*rows).applyInverse(place->first, place->second);
       ASSERT_TRUE(back.has_value());
@@ -112,6 +113,26 @@ TEST_P(GridLayoutTest, RowsGoToTheThreadsHoldingThem) {
     }
     EXPECT_EQ(holders, replicas);
   });
+}
+
+TEST(ChooseGridLayoutTest, PrefersWideRuns) {
+  GridLayoutParams p = chooseGridLayout({1, 4096}, 128, 8);
+  EXPECT_EQ(p.vector, 8);
+  EXPECT_EQ(p.threadCols, 128);
+  EXPECT_EQ(p.threadRows, 1);
+}
+
+TEST(ChooseGridLayoutTest, NarrowsRunsToKeepThreadsBusy) {
+  // 16 runs of 8 per row would leave half the 8 thread rows without a row;
+  // runs of 4 give 32 threads per row and 4 thread rows.
+  GridLayoutParams p = chooseGridLayout({4, 128}, 128, 8);
+  EXPECT_EQ(p.vector, 4);
+  EXPECT_EQ(p.threadCols, 32);
+  EXPECT_EQ(p.threadRows, 4);
+  // But not below a quarter of the widest run.
+  p = chooseGridLayout({1, 64}, 128, 8);
+  EXPECT_EQ(p.vector, 2);
+  EXPECT_EQ(p.threadCols, 32);
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -38,7 +38,9 @@ struct GridLayoutParams {
 /// The grid parameters tilec picks for `shape` over `threads` threads:
 /// the widest power-of-two vector up to `maxVector` elements that divides
 /// the last extent, and as many threads per row as there are runs, up to
-/// the largest power of two dividing `threads`.
+/// the largest power of two dividing `threads`. When that leaves threads
+/// without rows, narrower vectors (down to `maxVector / 4`) spread each row
+/// over more threads.
 GridLayoutParams chooseGridLayout(llvm::ArrayRef<int64_t> shape,
                                   int64_t threads, int64_t maxVector);
 

@@ -171,6 +171,24 @@ LogicalResult KernelOutliner::run() {
   MLIRContext *context = func.getContext();
   Location loc = kernel.getLoc();
 
+  // Only buffers and annotations are converted here; block-wide ops must
+  // have been distributed over the threads by the tile passes.
+  auto checkLowered = [](Operation *op) {
+    if (!isa<TileDialect>(op->getDialect()) ||
+        op->hasTrait<mlir::OpTrait::IsTerminator>() ||
+        isa<AllocSharedOp, AllocLocalOp, AllocVarOp, AnnotateLayoutOp,
+            UseSwizzleOp>(op))
+      return WalkResult::advance();
+    op->emitError() << "'" << op->getName()
+                    << "' must be lowered by the tile passes "
+                       "(tile-lower-copies to tile-lower-loops) before "
+                       "convert-tile-to-gpu";
+    return WalkResult::interrupt();
+  };
+  WalkResult early = kernel.getBody().walk<WalkOrder::PreOrder>(checkLowered);
+  if (early.wasInterrupted())
+    return failure();
+
   // The signature: one kernel argument per function argument.
   SmallVector<Type> argTypes;
   for (Type type : func.getArgumentTypes())

@@ -39,14 +39,6 @@ static constexpr int64_t kWarpSize = 32;
 
 namespace {
 
-/// How a message names a fragment or a loop's buffer.
-std::string describeBuffer(Value buffer) {
-  if (Operation *def = buffer.getDefiningOp())
-    if (auto name = dyn_cast<NameLoc>(def->getLoc()))
-      return ("'" + name.getName().getValue() + "'").str();
-  return "a buffer";
-}
-
 /// Evaluates an index computation at integer values of some of the values
 /// it depends on. Fails on anything but integer arithmetic.
 class IndexEvaluator {
@@ -171,7 +163,7 @@ KernelDistributor::slotOf(const FragmentAccess &access,
   FragmentLayoutAttr layout = layoutOf(access.buffer);
   if (!layout)
     return access.op->emitError()
-           << "fragment " << describeBuffer(access.buffer)
+           << describeFragment(access.buffer)
            << " has no layout; run layout inference first";
   IndexEvaluator evaluator(env);
   SmallVector<int64_t> index;
@@ -179,7 +171,7 @@ KernelDistributor::slotOf(const FragmentAccess &access,
     std::optional<int64_t> i = evaluator.eval(value);
     if (!i)
       return access.op->emitError()
-             << "fragment " << describeBuffer(access.buffer)
+             << describeFragment(access.buffer)
              << " is indexed with a value that is not computed from the "
                 "T.Parallel loop variables and constants";
     index.push_back(*i);
@@ -194,9 +186,12 @@ KernelDistributor::slotOf(const FragmentAccess &access,
                             << "thread " << thread
                             << " reads or writes element [";
   llvm::interleaveComma(index, diag);
-  diag << "] of fragment " << describeBuffer(access.buffer)
+  diag << "] of " << describeFragment(access.buffer)
        << ", which its layout gives to another thread";
   diag.attachNote(access.buffer.getLoc()) << "the fragment is allocated here";
+  diag.attachNote() << "a thread can only reach the fragment elements it "
+                       "holds; to rearrange elements between threads, go "
+                       "through shared memory (T.alloc_shared and T.copy)";
   return diag;
 }
 
@@ -241,9 +236,13 @@ Value KernelDistributor::emitValidity(OpBuilder &b, Location loc,
 
 LogicalResult KernelDistributor::distributeParallel(ParallelOp loop) {
   FragmentLayoutAttr layout = loop.getLayoutAttr();
-  if (!layout || !layout.getInverse())
+  if (!layout)
     return loop.emitError() << "loop has no layout; run layout inference "
                                "first";
+  if (!layout.getInverse())
+    return loop.emitError()
+           << "the loop's layout has no inverse map, which distribution "
+              "needs to know the element each thread's slot holds";
   if (loop->getParentOfType<ParallelOp>())
     return loop.emitError() << "T.Parallel loops cannot be nested";
   Block &body = loop.getBody().front();
@@ -278,7 +277,7 @@ LogicalResult KernelDistributor::distributeParallel(ParallelOp loop) {
           accessSlots[i] = *s;
         } else if (accessSlots[i] != *s) {
           return access.op->emitError()
-                 << "fragment " << describeBuffer(access.buffer)
+                 << describeFragment(access.buffer)
                  << " is accessed at different register slots by different "
                     "threads in one step of the loop; its layout does not "
                     "match the loop's";
@@ -500,7 +499,7 @@ LogicalResult KernelDistributor::distributeReduce(ReduceOp reduce) {
   bool crossWarp = false;
   for (const Step &step : steps) {
     Value identity = reduction.identity(b, loc);
-    Value acc = identity;
+    Value acc;
     for (int64_t s : step.localSlots) {
       Value index = arith::ConstantIndexOp::create(b, loc, s);
       Value value = memref::LoadOp::create(b, loc, srcRegs, index);
@@ -511,8 +510,10 @@ LogicalResult KernelDistributor::distributeReduce(ReduceOp reduce) {
       if (Value valid =
               emitValidity(b, loc, srcLayout, s, element, srcType.getShape()))
         value = arith::SelectOp::create(b, loc, valid, value, identity);
-      acc = reduction.combine(b, loc, acc, value);
+      acc = acc ? reduction.combine(b, loc, acc, value) : value;
     }
+    if (!acc)
+      acc = identity;
     for (int64_t mask : step.masks) {
       if (mask >= kWarpSize) {
         crossWarp = true;
@@ -565,18 +566,32 @@ LogicalResult KernelDistributor::distributeReduce(ReduceOp reduce) {
       for (int64_t mask : step.masks)
         if (mask >= kWarpSize)
           warpMasks.push_back(mask / kWarpSize);
-      // All XOR combinations of the warp masks but zero.
-      for (int64_t combo = 1; combo < (int64_t(1) << warpMasks.size());
-           ++combo) {
+      // The group's warps are `first ^ offset` over all XOR combinations of
+      // the masks. When the masks are single bits, every warp of a group
+      // combines the partials in the same order, starting from the group's
+      // first warp, so that all replicas of a result are bitwise equal
+      // (floating-point sums depend on the order).
+      bool singleBits = llvm::all_of(
+          warpMasks, [](int64_t mask) { return llvm::isPowerOf2_64(mask); });
+      int64_t bits = 0;
+      for (int64_t mask : warpMasks)
+        bits |= mask;
+      Value first = warp;
+      if (singleBits)
+        first = arith::AndIOp::create(
+            b, loc, warp, arith::ConstantIndexOp::create(b, loc, ~bits));
+      for (int64_t combo = singleBits ? 0 : 1;
+           combo < (int64_t(1) << warpMasks.size()); ++combo) {
         int64_t offset = 0;
         for (auto [bit, mask] : llvm::enumerate(warpMasks))
           if (combo & (int64_t(1) << bit))
             offset ^= mask;
         Value other = arith::XOrIOp::create(
-            b, loc, warp, arith::ConstantIndexOp::create(b, loc, offset));
+            b, loc, first, arith::ConstantIndexOp::create(b, loc, offset));
         Value value = memref::LoadOp::create(b, loc, scratch,
                                              ValueRange{slotIndex(i, other)});
-        partials[i] = reduction.combine(b, loc, partials[i], value);
+        partials[i] =
+            combo == 0 ? value : reduction.combine(b, loc, partials[i], value);
       }
     }
     gpu::BarrierOp::create(b, loc);
@@ -733,7 +748,7 @@ LogicalResult KernelDistributor::run() {
         continue;
       InFlightDiagnostic diag =
           user->emitError()
-          << "fragment " << describeBuffer(alloc)
+          << describeFragment(alloc)
           << " is used outside a T.Parallel loop; a fragment's elements are "
              "spread over the threads and can only be reached from one";
       return diag;

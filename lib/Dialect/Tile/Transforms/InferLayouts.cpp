@@ -9,6 +9,7 @@
 #include "tilec/Analysis/FragmentLayouts.h"
 #include "tilec/Dialect/Tile/IR/TileOps.h"
 #include "tilec/Dialect/Tile/Transforms/Passes.h"
+#include "tilec/Dialect/Tile/Transforms/Utils.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "llvm/ADT/MapVector.h"
@@ -61,14 +62,6 @@ bool indexesLeading(ArrayRef<Value> indices, ValueRange ivs, size_t count) {
   return true;
 }
 
-/// How a message names a fragment: its .tile name when the front end gave
-/// one.
-std::string describe(AllocFragmentOp alloc) {
-  if (auto name = dyn_cast<NameLoc>(alloc.getLoc()))
-    return ("fragment '" + name.getName().getValue() + "'").str();
-  return "a fragment";
-}
-
 class LayoutSolver {
 public:
   LayoutSolver(KernelOp kernel, int64_t maxVectorBytes)
@@ -112,7 +105,7 @@ LogicalResult LayoutSolver::require(AllocFragmentOp alloc,
   if (it->second.layout == layout)
     return success();
   InFlightDiagnostic diag = from->emitError()
-                            << describe(alloc)
+                            << describeFragment(alloc)
                             << " is distributed over the threads in two ways "
                                "that do not match";
   diag.attachNote(it->second.from) << "its layout was fixed here";
@@ -253,8 +246,8 @@ LogicalResult LayoutSolver::run() {
   for (auto [alloc, assignment] : fragments)
     if (assignment.layout.getThreads() != threads)
       return alloc->emitError()
-             << describe(cast<AllocFragmentOp>(alloc)) << " has a layout over "
-             << assignment.layout.getThreads()
+             << describeFragment(cast<AllocFragmentOp>(alloc))
+             << " has a layout over " << assignment.layout.getThreads()
              << " threads, but its kernel runs " << threads;
 
   while (true) {

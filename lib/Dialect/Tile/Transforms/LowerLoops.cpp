@@ -40,17 +40,22 @@ LogicalResult unroll(UnrollOp loop) {
       !matchPattern(loop.getUpperBound(), m_ConstantInt(&ub)) ||
       !matchPattern(loop.getStep(), m_ConstantInt(&step)))
     return loop.emitError() << "T.unroll needs bounds known at compile time";
-  int64_t trips = 0;
-  for (int64_t i = lb.getSExtValue(); i < ub.getSExtValue();
-       i += step.getSExtValue())
-    ++trips;
+  int64_t first = lb.getSExtValue(), end = ub.getSExtValue(),
+          stride = step.getSExtValue();
+  // The verifier ensures a positive constant step. Counted without
+  // iterating: the bounds may be far apart.
+  uint64_t trips = end <= first
+                       ? 0
+                       : llvm::divideCeil(static_cast<uint64_t>(end) -
+                                              static_cast<uint64_t>(first),
+                                          static_cast<uint64_t>(stride));
   if (trips > 4096)
     return loop.emitError() << "T.unroll of " << trips
                             << " iterations; use T.serial for long loops";
   OpBuilder b(loop);
   Block &body = loop.getBody().front();
-  for (int64_t i = lb.getSExtValue(); i < ub.getSExtValue();
-       i += step.getSExtValue()) {
+  for (uint64_t trip = 0; trip < trips; ++trip) {
+    int64_t i = first + static_cast<int64_t>(trip) * stride;
     IRMapping mapping;
     mapping.map(body.getArgument(0),
                 arith::ConstantIndexOp::create(b, loop.getLoc(), i));

@@ -75,3 +75,10 @@ Value tilec::tile::emitNonNegativeAffine(OpBuilder &builder, Location loc,
     llvm_unreachable("unexpected affine expression");
   }
 }
+
+std::string tilec::tile::describeFragment(Value fragment) {
+  if (Operation *def = fragment.getDefiningOp())
+    if (auto name = dyn_cast<NameLoc>(def->getLoc()))
+      return ("fragment '" + name.getName().getValue() + "'").str();
+  return "a fragment";
+}

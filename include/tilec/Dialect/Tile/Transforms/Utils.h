@@ -10,6 +10,8 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Value.h"
 
+#include <string>
+
 namespace tilec::tile {
 
 /// Converts a scalar between element types the way a copy does: floats
@@ -26,6 +28,10 @@ mlir::Value createZero(mlir::OpBuilder &builder, mlir::Location loc,
 /// division and remainder: layout maps only see thread ids and slots.
 mlir::Value emitNonNegativeAffine(mlir::OpBuilder &builder, mlir::Location loc,
                                   mlir::AffineExpr expr, mlir::ValueRange dims);
+
+/// How a diagnostic names a fragment: "fragment 'acc'" when the front end
+/// named it, "a fragment" otherwise.
+std::string describeFragment(mlir::Value fragment);
 
 } // namespace tilec::tile
 

@@ -1,0 +1,92 @@
+// RUN: tilec-opt %s --split-input-file --convert-tile-to-gpu | FileCheck %s
+
+// The kernel body moves into a gpu.func; the host function keeps the grid
+// computation and launches it. A tensor travels as a bare, 16-byte aligned,
+// non-aliasing pointer and is re-shaped inside with the dynamic extents.
+// Shared buffers are views into the dynamic shared memory at 128-byte
+// aligned offsets; local buffers are allocas.
+// CHECK: module attributes {gpu.container_module}
+// CHECK-LABEL: func.func @kernel
+// CHECK-SAME: (%[[A:.*]]: memref<?x64xf16> {tile.dims = array<i64: 2, -1>}, %[[ALPHA:.*]]: f32, %[[M:.*]]: index)
+// CHECK: %[[GRID:.*]] = arith.ceildivsi %[[M]], %c32
+// CHECK: %[[PTR:.*]] = builtin.unrealized_conversion_cast %[[A]] : memref<?x64xf16> to memref<f16, #gpu.address_space<global>>
+// CHECK: %[[SMEM:.*]] = arith.constant 4128 : i32
+// CHECK: gpu.launch_func @tilec_kernels::@kernel blocks in (%[[GRID]], %c2, %c1{{.*}}) threads in (%c64, %c2{{.*}}, %c1{{.*}}) dynamic_shared_memory_size %[[SMEM]] args(%[[PTR]] : memref<f16, #gpu.address_space<global>>, %[[ALPHA]] : f32, %[[M]] : index)
+// CHECK: gpu.module @tilec_kernels
+// CHECK: gpu.func @kernel(%[[KA:.*]]: memref<f16, #gpu.address_space<global>> {llvm.align = 16 : i64, llvm.noalias}, %[[KALPHA:.*]]: f32, %[[KM:.*]]: index) kernel
+// CHECK-SAME: known_block_size = array<i32: 64, 2, 1>
+// CHECK-SAME: tile.shared_memory_bytes = 4128 : i64
+// CHECK: %[[DSM:.*]] = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+// CHECK: %[[TENSOR:.*]] = memref.reinterpret_cast %[[KA]] to offset: [0], sizes: [%[[KM]], 64], strides: [64, 1]
+// CHECK: %[[BX:.*]] = gpu.block_id x
+// CHECK: %[[BY:.*]] = gpu.block_id y
+// CHECK: %[[S:.*]] = memref.view %[[DSM]][%c0{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<32x64xf16, #gpu.address_space<workgroup>>
+// CHECK: %[[T:.*]] = memref.view %[[DSM]][%c4096][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<8xf32, #gpu.address_space<workgroup>>
+// CHECK: %[[L:.*]] = memref.alloca() : memref<4xf32>
+// CHECK: %[[V:.*]] = memref.load %[[TENSOR]][%[[BX]], %[[BY]]]
+// CHECK: memref.store %[[V]], %[[S]]
+// CHECK: memref.store %[[KALPHA]], %[[T]]
+// CHECK: memref.store %[[KALPHA]], %[[L]]
+// CHECK: gpu.return
+// CHECK-NOT: tile.
+func.func @kernel(%a: memref<?x64xf16> {tile.dims = array<i64: 2, -1>}, %alpha: f32, %m: index) {
+  %c32 = arith.constant 32 : index
+  %c2 = arith.constant 2 : index
+  %grid = arith.ceildivsi %m, %c32 : index
+  tile.kernel blocks(%bx, %by) in (%grid, %c2) threads(64, 2) {
+    %s = tile.alloc_shared : memref<32x64xf16, #tile.shared>
+    %t = tile.alloc_shared : memref<8xf32, #tile.shared>
+    %l = tile.alloc_local : memref<4xf32, #tile.local>
+    %c0 = arith.constant 0 : index
+    %v = memref.load %a[%bx, %by] : memref<?x64xf16>
+    memref.store %v, %s[%c0, %c0] : memref<32x64xf16, #tile.shared>
+    memref.store %alpha, %t[%c0] : memref<8xf32, #tile.shared>
+    memref.store %alpha, %l[%c0] : memref<4xf32, #tile.local>
+  }
+  return
+}
+
+// -----
+
+// T.use_swizzle: block indices are remapped in panels of 4 rows, walking
+// the panels' columns back and forth.
+// CHECK-LABEL: gpu.func @swizzled
+// CHECK: %[[BX:.*]] = gpu.block_id x
+// CHECK: %[[BY:.*]] = gpu.block_id y
+// CHECK: %[[GX:.*]] = gpu.grid_dim x
+// CHECK: %[[GY:.*]] = gpu.grid_dim y
+// CHECK: %[[ROWS:.*]] = arith.muli %[[BY]], %[[GX]]
+// CHECK: %[[LINEAR:.*]] = arith.addi %[[BX]], %[[ROWS]]
+// CHECK: %[[PANEL_SIZE:.*]] = arith.muli %c4, %[[GX]]
+// CHECK: %[[PANEL:.*]] = arith.divui %[[LINEAR]], %[[PANEL_SIZE]]
+// CHECK: %[[OFFSET:.*]] = arith.remui %[[LINEAR]], %[[PANEL_SIZE]]
+// CHECK: %[[ODD:.*]] = arith.cmpi ne
+// CHECK: %[[COL:.*]] = arith.select %[[ODD]]
+// CHECK: memref.store %{{.*}}[%[[COL]]]
+func.func @swizzled(%a: memref<64xindex>) {
+  %c8 = arith.constant 8 : index
+  tile.kernel blocks(%bx, %by) in (%c8, %c8) threads(32) {
+    tile.use_swizzle panel(4) order(row)
+    memref.store %by, %a[%bx] : memref<64xindex>
+  }
+  return
+}
+
+// -----
+
+// Values the kernel uses from the host side are recomputed inside it.
+// CHECK-LABEL: func.func @recomputed
+// CHECK: gpu.launch_func @tilec_kernels::@recomputed {{.*}} args(%{{.*}} : memref<f32, #gpu.address_space<global>>, %arg1 : index)
+// CHECK: gpu.func @recomputed
+// CHECK: %[[TWICE:.*]] = arith.muli %arg1, %c2
+// CHECK: memref.store %{{.*}}, %{{.*}}[%[[TWICE]]]
+func.func @recomputed(%a: memref<64xf32>, %n: index) {
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %x = arith.constant 1.0 : f32
+  %twice = arith.muli %n, %c2 : index
+  tile.kernel blocks(%bx) in (%c1) threads(32) {
+    memref.store %x, %a[%twice] : memref<64xf32>
+  }
+  return
+}

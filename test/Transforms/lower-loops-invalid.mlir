@@ -1,0 +1,32 @@
+// RUN: tilec-opt %s --split-input-file --tile-lower-loops --verify-diagnostics
+
+func.func @dynamic_bound(%a: memref<64xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %x = arith.constant 1.0 : f32
+  tile.kernel blocks(%bx) in (%c1) threads(64) {
+    // expected-error@+1 {{T.unroll needs bounds known at compile time}}
+    tile.unroll %u = %c0 to %n step %c1 {
+      memref.store %x, %a[%u] : memref<64xf32>
+    }
+  }
+  return
+}
+
+// -----
+
+// The trip count is computed, not counted: a huge range fails at once.
+func.func @too_long(%a: memref<64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %big = arith.constant 9223372036854775807 : index
+  %x = arith.constant 1.0 : f32
+  tile.kernel blocks(%bx) in (%c1) threads(64) {
+    // expected-error@+1 {{T.unroll of 9223372036854775807 iterations; use T.serial for long loops}}
+    tile.unroll %u = %c0 to %big step %c1 {
+      memref.store %x, %a[%c0] : memref<64xf32>
+    }
+  }
+  return
+}
+
