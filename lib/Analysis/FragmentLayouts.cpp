@@ -181,3 +181,23 @@ tilec::dropLastDimension(FragmentLayoutAttr layout) {
                                  p->rowsPerThread(), replicate, map,
                                  AffineMap::get(2, 0, inverse, context));
 }
+
+FragmentLayoutAttr tilec::makeReplicatedLayout(MLIRContext *context,
+                                               ArrayRef<int64_t> shape,
+                                               int64_t threads) {
+  unsigned rank = shape.size();
+  // The slot is the row-major position of the index.
+  AffineExpr slot = flattenRows(shape, rank, context);
+  AffineExpr replica = getAffineDimExpr(rank, context);
+  AffineMap map = AffineMap::get(rank + 1, 0, {replica, slot}, context);
+  AffineExpr t = getAffineDimExpr(0, context);
+  AffineExpr s = getAffineDimExpr(1, context);
+  SmallVector<AffineExpr> inverse;
+  unflattenRows(shape, s, inverse);
+  inverse.push_back(t);
+  int64_t elements = 1;
+  for (int64_t extent : shape)
+    elements *= extent;
+  return FragmentLayoutAttr::get(context, shape, threads, elements, threads,
+                                 map, AffineMap::get(2, 0, inverse, context));
+}

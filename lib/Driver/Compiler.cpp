@@ -73,6 +73,8 @@ static LogicalResult addDevicePipeline(PassManager &pm,
              (options.fastMath ? " fast=1 unsafe-math=1" : "") +
              (target.warpSize == 64 ? " wave64=1" : "") + "}";
   }
+  if (options.fastMath)
+    common = "tilec-fast-math," + common;
   return addPipeline(pm, "gpu.module(" + common + lower +
                              ",canonicalize,cse,reconcile-unrealized-casts)," +
                              attach);

@@ -8,6 +8,7 @@
 #include "tilec/Conversion/Passes.h"
 #include "tilec/Dialect/Tile/IR/TileDialect.h"
 #include "tilec/Dialect/Tile/Transforms/Passes.h"
+#include "tilec/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
@@ -54,6 +55,7 @@ void tilec::registerDialects(mlir::DialectRegistry &registry) {
 void tilec::registerPasses() {
   tile::registerTilePasses();
   registerTilecConversionPasses();
+  registerTilecPasses();
   // The upstream passes of the device pipelines.
   mlir::registerConversionPasses();
   mlir::registerGPUPasses();

@@ -76,3 +76,30 @@ func.func @shared_only() {
   }
   return
 }
+
+// -----
+
+// A loop that writes a thread's local buffer runs in full on every thread:
+// its layout replicates every element on all 32 threads. A loop that only
+// reads the local buffer is partitioned as usual.
+// CHECK-DAG: #[[ALL:.*]] = #tile.fragment_layout<[8], threads = 32, slots = 8, replicate = 32, (d0, d1) -> (d1, d0), inverse = (d0, d1) -> (d1, d0)>
+// CHECK-DAG: #[[SPLIT:.*]] = #tile.fragment_layout<[64], threads = 32, slots = 2,
+// CHECK-LABEL: func.func @local_table
+// CHECK: tile.parallel (%{{.*}}) in (8) layout #[[ALL]]
+// CHECK: tile.parallel (%{{.*}}) in (64) layout #[[SPLIT]]
+func.func @local_table(%c: memref<8xf32>, %y: memref<64xf32>) {
+  %c1 = arith.constant 1 : index
+  %c7 = arith.constant 7 : index
+  tile.kernel blocks(%bx) in (%c1) threads(32) {
+    %t = tile.alloc_local : memref<8xf32, #tile.local>
+    tile.parallel (%k) in (8) {
+      %v = memref.load %c[%k] : memref<8xf32>
+      memref.store %v, %t[%k] : memref<8xf32, #tile.local>
+    }
+    tile.parallel (%i) in (64) {
+      %v = memref.load %t[%c7] : memref<8xf32, #tile.local>
+      memref.store %v, %y[%i] : memref<64xf32>
+    }
+  }
+  return
+}

@@ -32,7 +32,8 @@ def kernel(name):
 
 
 def configs():
-    """(name, .tile file, -D values, TEST_<KIND>, harness macros)."""
+    """(name, .tile file, -D values, TEST_<KIND>, harness macros[, tilec
+    flags])."""
     out = []
     for m, n in [(4096, 4096), (1000, 1000), (130, 96)]:
         out.append((f"add_f32_{m}x{n}", example("elementwise_add"),
@@ -58,6 +59,12 @@ def configs():
                     "RMSNORM", {"M": m, "N": n}))
         out.append((f"softmax_{m}x{n}", example("softmax"), {"M": m, "N": n},
                     "SOFTMAX", {"M": m, "N": n}))
+    # --fast-math: approximate division and exp2, f32 denormals flushed;
+    # the results still match to the output's (f16) precision.
+    for kernel_name in ["rms_norm", "softmax"]:
+        out.append((f"{kernel_name}_fast_math_1000x1000", example(kernel_name),
+                    {"M": 1000, "N": 1000}, kernel_name.replace("_", "").upper(),
+                    {"M": 1000, "N": 1000}, ["--fast-math"]))
     for m, n, k in [(256, 256, 256), (200, 136, 72)]:
         out.append((f"gemm_simt_{m}x{n}x{k}", example("gemm"),
                     {"M": m, "N": n, "K": k}, "GEMM", {"M": m, "N": n, "K": k}))
@@ -70,11 +77,13 @@ def build(args):
     cuda = os.environ.get("CUDA_PATH", "/usr/local/cuda")
     manifest = []
     compiled = {}
-    for name, source, defines, test_kind, macros in configs():
-        key = (source, tuple(sorted(defines.items())))
+    for name, source, defines, test_kind, macros, *rest in configs():
+        flags = rest[0] if rest else []
+        key = (source, tuple(sorted(defines.items())), tuple(flags))
         if key not in compiled:
             base = os.path.join(args.out, name)
-            cmd = [args.tilec, source, "--arch", args.arch, "-o", base + ".cubin"]
+            cmd = [args.tilec, source, "--arch", args.arch, "-o", base + ".cubin",
+                   *flags]
             for k, v in defines.items():
                 cmd += ["-D", f"{k}={v}"]
             start = time.perf_counter()

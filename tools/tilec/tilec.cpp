@@ -411,8 +411,9 @@ int main(int argc, char **argv) {
                  "Optimization level of the device code, 0 to 3 (default 3)")
       ->check(CLI::Range(0, 3));
   app.add_flag("--fast-math", options.fastMath,
-               "Approximate math functions (ex2.approx and the like) and "
-               "flush denormals to zero");
+               "Approximate division, square root and math functions "
+               "(rcp.approx, ex2.approx, the fast device-library variants) "
+               "and flush f32 denormals to zero");
   app.add_option("-D", options.defines,
                  "Set a compile-time parameter: a module constant, a kernel "
                  "factory parameter or a T.const name (-D M=1024, "

@@ -63,6 +63,13 @@ matchGridLayout(tile::FragmentLayoutAttr layout);
 mlir::FailureOr<tile::FragmentLayoutAttr>
 dropLastDimension(tile::FragmentLayoutAttr layout);
 
+/// The layout where every thread holds every element, in row-major slots:
+/// that of a loop every thread runs in full (one that fills a thread's own
+/// local buffer).
+tile::FragmentLayoutAttr makeReplicatedLayout(mlir::MLIRContext *context,
+                                              llvm::ArrayRef<int64_t> shape,
+                                              int64_t threads);
+
 } // namespace tilec
 
 #endif // TILEC_ANALYSIS_FRAGMENTLAYOUTS_H

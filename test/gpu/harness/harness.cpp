@@ -254,8 +254,9 @@ static bool run(Context &ctx) {
 }
 
 #elif defined(TEST_CONTROL)
-// Y[g] = X[g] * 8 where X[g] > 0, else -X[g]; S = sum(X) by atomics. The
-// swizzled kernel must write every block's id once.
+// Y[g] = X[g] * 8 where X[g] > 0, else -X[g]; S = sum(X) by atomics. Each
+// thread's local table is complete. The swizzled kernel must write every
+// block's id once.
 static bool run(Context &ctx) {
   bool ok = true;
   for (int64_t n : {1, 128, 1000, 4097}) {
@@ -279,6 +280,23 @@ static bool run(Context &ctx) {
                   want, 1e-6, 1e-6, ctx.seed);
     ok &= compare(std::string(TEST_NAME) + " atomic sum n=" + std::to_string(n),
                   {double(s[0])}, {sum}, 1e-3, 1e-4, ctx.seed);
+  }
+  for (int64_t n : {5, 1000}) {
+    std::vector<float> c = ctx.uniform(8), x = ctx.uniform(size_t(n));
+    Buffer C(8, 4), X(n, 4), Y(n, 4);
+    C.upload(c.data());
+    X.upload(x.data());
+    Y.poison();
+    CHECK(local_table_launch(nullptr, C.ptr, X.ptr, Y.ptr, n));
+    CHECK(cuCtxSynchronize());
+    std::vector<float> y(n);
+    Y.download(y.data());
+    std::vector<double> want(n);
+    for (int64_t g = 0; g < n; ++g)
+      want[g] = double(x[g]) * (2.0 * c[g % 8] + double(g % 8));
+    ok &=
+        compare(std::string(TEST_NAME) + " local table n=" + std::to_string(n),
+                widen(y), want, 1e-6, 1e-6, ctx.seed);
   }
   Buffer B(12 * 20, 4);
   B.poison();

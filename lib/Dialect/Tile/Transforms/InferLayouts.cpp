@@ -62,6 +62,17 @@ bool indexesLeading(ArrayRef<Value> indices, ValueRange ivs, size_t count) {
   return true;
 }
 
+/// Whether `loop` stores to a local buffer. Each thread has its own, so
+/// each thread runs such a loop in full.
+bool writesLocalBuffer(ParallelOp loop) {
+  WalkResult result = loop.getBody().walk([](memref::StoreOp store) {
+    return isInScope(store.getMemRef().getType(), MemoryScope::Local)
+               ? WalkResult::interrupt()
+               : WalkResult::advance();
+  });
+  return result.wasInterrupted();
+}
+
 class LayoutSolver {
 public:
   LayoutSolver(KernelOp kernel, int64_t maxVectorBytes)
@@ -226,6 +237,9 @@ LogicalResult LayoutSolver::run() {
       loopOrder.push_back(loop);
       if (FragmentLayoutAttr layout = loop.getLayoutAttr())
         loops[loop] = layout;
+      else if (writesLocalBuffer(loop))
+        loops[loop] = makeReplicatedLayout(kernel.getContext(),
+                                           loop.getExtents(), threads);
     } else if (auto reduce = dyn_cast<ReduceOp>(op)) {
       reduces.push_back(reduce);
     } else if (auto alloc = dyn_cast<AllocFragmentOp>(op)) {

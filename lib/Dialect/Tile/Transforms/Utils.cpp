@@ -60,11 +60,15 @@ Value tilec::tile::emitNonNegativeAffine(OpBuilder &builder, Location loc,
   auto binary = cast<AffineBinaryOpExpr>(expr);
   Value lhs = emitNonNegativeAffine(builder, loc, binary.getLHS(), dims);
   Value rhs = emitNonNegativeAffine(builder, loc, binary.getRHS(), dims);
+  // Layout values are thread ids, slots and positions in a tile: small
+  // non-negative numbers, which the flags let LLVM's analyses assume.
+  auto noWrap =
+      arith::IntegerOverflowFlags::nsw | arith::IntegerOverflowFlags::nuw;
   switch (expr.getKind()) {
   case AffineExprKind::Add:
-    return builder.createOrFold<arith::AddIOp>(loc, lhs, rhs);
+    return builder.createOrFold<arith::AddIOp>(loc, lhs, rhs, noWrap);
   case AffineExprKind::Mul:
-    return builder.createOrFold<arith::MulIOp>(loc, lhs, rhs);
+    return builder.createOrFold<arith::MulIOp>(loc, lhs, rhs, noWrap);
   case AffineExprKind::FloorDiv:
     return builder.createOrFold<arith::DivUIOp>(loc, lhs, rhs);
   case AffineExprKind::CeilDiv:
