@@ -62,8 +62,7 @@ static LogicalResult addDevicePipeline(PassManager &pm,
   std::string attach;
   std::string opt = std::to_string(options.optLevel);
   if (target.isNVIDIA()) {
-    lower = "convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv=1 "
-            "index-bitwidth=32}";
+    lower = "tilec-convert-gpu-to-nvvm{index-bitwidth=32}";
     attach = "nvvm-attach-target{chip=" + target.name.str() + " O=" + opt +
              (options.fastMath ? " fast=1 ftz=1" : "") + "}";
   } else {

@@ -32,4 +32,21 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "mlir::ModuleOp"> {
                            "::mlir::memref::MemRefDialect"];
 }
 
+def ConvertGPUToNVVM : Pass<"tilec-convert-gpu-to-nvvm", "mlir::gpu::GPUModuleOp"> {
+  let summary = "Lower a gpu.module's kernels to the LLVM and NVVM dialects";
+  let description = [{
+    Upstream's `convert-gpu-to-nvvm` with the `nvgpu` and `vector` lowerings
+    in the same conversion, so that one type converter (32-bit indices,
+    bare-pointer kernel arguments) serves ldmatrix, mma.sync, cp.async and
+    vector accesses as well as the rest: converted separately, their index
+    types would not agree.
+  }];
+  let options = [
+    Option<"indexBitwidth", "index-bitwidth", "unsigned", "32",
+           "Bit width of the index type on the device">
+  ];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect",
+                           "::mlir::NVVM::NVVMDialect"];
+}
+
 #endif // TILEC_CONVERSION_PASSES_TD
