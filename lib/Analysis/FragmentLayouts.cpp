@@ -145,8 +145,35 @@ tilec::matchGridLayout(FragmentLayoutAttr layout) {
   return std::nullopt;
 }
 
+/// The rows of an mma.sync accumulator layout: row i is held by the four
+/// lanes of its lane group in every warp of its row of warps.
+static FragmentLayoutAttr dropMmaColumns(FragmentLayoutAttr layout,
+                                         WarpPartition p) {
+  MLIRContext *context = layout.getContext();
+  int64_t m = layout.getShape()[0];
+  int64_t tileM = m / p.warpM, mt = tileM / 16;
+  AffineExpr i = getAffineDimExpr(0, context);
+  AffineExpr replica = getAffineDimExpr(1, context);
+  AffineExpr ii = i % tileM, r16 = ii % 16;
+  AffineExpr thread = (i.floorDiv(tileM) * p.warpN + replica.floorDiv(4)) * 32 +
+                      (r16 % 8) * 4 + replica % 4;
+  AffineExpr slot = ii.floorDiv(16) * 2 + r16.floorDiv(8);
+  AffineMap map = AffineMap::get(2, 0, {thread, slot}, context);
+  AffineExpr t = getAffineDimExpr(0, context);
+  AffineExpr s = getAffineDimExpr(1, context);
+  AffineExpr w = t.floorDiv(32), l = t % 32;
+  AffineExpr row = w.floorDiv(p.warpN) * tileM + s.floorDiv(2) * 16 +
+                   (s % 2) * 8 + l.floorDiv(4);
+  AffineExpr rep = (w % p.warpN) * 4 + l % 4;
+  return FragmentLayoutAttr::get(context, {m}, layout.getThreads(), mt * 2,
+                                 4 * p.warpN, map,
+                                 AffineMap::get(2, 0, {row, rep}, context));
+}
+
 FailureOr<FragmentLayoutAttr>
 tilec::dropLastDimension(FragmentLayoutAttr layout) {
+  if (std::optional<WarpPartition> mma = matchMmaAccumulatorLayout(layout))
+    return dropMmaColumns(layout, *mma);
   std::optional<GridLayoutParams> p = matchGridLayout(layout);
   if (!p)
     return failure();
@@ -200,4 +227,186 @@ FragmentLayoutAttr tilec::makeReplicatedLayout(MLIRContext *context,
     elements *= extent;
   return FragmentLayoutAttr::get(context, shape, threads, elements, threads,
                                  map, AffineMap::get(2, 0, inverse, context));
+}
+
+//===----------------------------------------------------------------------===//
+// Tensor-core (mma.sync) layouts
+//===----------------------------------------------------------------------===//
+
+FailureOr<WarpPartition>
+tilec::computeWarpPartition(int64_t m, int64_t n, int64_t numWarps,
+                            GemmWarpPolicy policy, int64_t atomM, int64_t atomN,
+                            std::string &message) {
+  auto fits = [&](int64_t warpM, int64_t warpN) {
+    return m % (warpM * atomM) == 0 && n % (warpN * atomN) == 0;
+  };
+  auto describe = [&](int64_t warpM, int64_t warpN) {
+    return std::to_string(warpM) + "x" + std::to_string(warpN);
+  };
+  std::string tile = std::to_string(m) + "x" + std::to_string(n);
+  std::string atom = std::to_string(atomM) + "x" + std::to_string(atomN);
+  switch (policy) {
+  case GemmWarpPolicy::FullRow:
+    if (fits(numWarps, 1))
+      return WarpPartition{numWarps, 1};
+    message = "policy full_row splits the " + tile + " tile into " +
+              describe(numWarps, 1) + " warps, but each warp needs whole " +
+              atom + " tiles";
+    return failure();
+  case GemmWarpPolicy::FullCol:
+    if (fits(1, numWarps))
+      return WarpPartition{1, numWarps};
+    message = "policy full_col splits the " + tile + " tile into " +
+              describe(1, numWarps) + " warps, but each warp needs whole " +
+              atom + " tiles";
+    return failure();
+  case GemmWarpPolicy::Square:
+    break;
+  }
+  std::optional<WarpPartition> best;
+  double bestScore = 0;
+  for (int64_t warpM = numWarps; warpM >= 1; --warpM) {
+    if (numWarps % warpM != 0)
+      continue;
+    int64_t warpN = numWarps / warpM;
+    if (!fits(warpM, warpN))
+      continue;
+    double score = std::abs(double(m) / warpM - double(n) / warpN);
+    if (!best || score < bestScore) {
+      best = WarpPartition{warpM, warpN};
+      bestScore = score;
+    }
+  }
+  if (best)
+    return *best;
+  message = "the " + tile + " tile cannot be split over " +
+            std::to_string(numWarps) + " warps in whole " + atom + " tiles";
+  return failure();
+}
+
+/// The accumulator layout; `replicateN` instead replicates the rows over
+/// the warps of a row of warps (the A operand layout), in which case the
+/// columns are all one warp's.
+static FragmentLayoutAttr buildMmaLayout(MLIRContext *context, int64_t m,
+                                         int64_t n, WarpPartition p,
+                                         bool replicateN) {
+  int64_t warpCols = replicateN ? 1 : p.warpN;
+  int64_t tileM = m / p.warpM, tileN = n / warpCols;
+  int64_t mt = tileM / 16, nt = tileN / 8;
+  AffineExpr i = getAffineDimExpr(0, context);
+  AffineExpr j = getAffineDimExpr(1, context);
+  AffineExpr ii = i % tileM, jj = j % tileN;
+  AffineExpr r16 = ii % 16, c8 = jj % 8;
+  AffineExpr lane = (r16 % 8) * 4 + c8.floorDiv(2);
+  AffineExpr reg = r16.floorDiv(8) * 2 + c8 % 2;
+  AffineExpr warp = i.floorDiv(tileM) * p.warpN;
+  int64_t replicate = 1;
+  unsigned numDims = 2;
+  if (replicateN && p.warpN > 1) {
+    warp = warp + getAffineDimExpr(2, context);
+    replicate = p.warpN;
+    numDims = 3;
+  } else if (!replicateN) {
+    warp = warp + j.floorDiv(tileN);
+  }
+  AffineExpr thread = warp * 32 + lane;
+  AffineExpr slot = (ii.floorDiv(16) * nt + jj.floorDiv(8)) * 4 + reg;
+  AffineMap map = AffineMap::get(numDims, 0, {thread, slot}, context);
+
+  AffineExpr t = getAffineDimExpr(0, context);
+  AffineExpr s = getAffineDimExpr(1, context);
+  AffineExpr w = t.floorDiv(32), l = t % 32;
+  AffineExpr q = s.floorDiv(4), r = s % 4;
+  AffineExpr row = w.floorDiv(p.warpN) * tileM + q.floorDiv(nt) * 16 +
+                   r.floorDiv(2) * 8 + l.floorDiv(4);
+  AffineExpr col = (q % nt) * 8 + (l % 4) * 2 + r % 2;
+  SmallVector<AffineExpr> inverse = {row};
+  if (replicateN) {
+    inverse.push_back(col);
+    if (p.warpN > 1)
+      inverse.push_back(w % p.warpN);
+  } else {
+    inverse.push_back((w % p.warpN) * tileN + col);
+  }
+  int64_t threads = p.warpM * p.warpN * 32;
+  return FragmentLayoutAttr::get(context, {m, n}, threads, mt * nt * 4,
+                                 replicate, map,
+                                 AffineMap::get(2, 0, inverse, context));
+}
+
+FragmentLayoutAttr tilec::makeMmaAccumulatorLayout(MLIRContext *context,
+                                                   int64_t m, int64_t n,
+                                                   WarpPartition partition) {
+  return buildMmaLayout(context, m, n, partition, /*replicateN=*/false);
+}
+
+FragmentLayoutAttr tilec::makeMmaOperandALayout(MLIRContext *context, int64_t m,
+                                                int64_t k,
+                                                WarpPartition partition) {
+  // A's m16k16 registers are those of two m16n8 accumulator tiles side by
+  // side: with one warp column the two layouts are one.
+  if (partition.warpN == 1)
+    return makeMmaAccumulatorLayout(context, m, k, partition);
+  return buildMmaLayout(context, m, k, partition, /*replicateN=*/true);
+}
+
+/// The partitions of `layout`'s threads into warps that `build` turns into
+/// `layout`, if any.
+static std::optional<WarpPartition> matchPartition(
+    FragmentLayoutAttr layout,
+    function_ref<FragmentLayoutAttr(int64_t, int64_t, WarpPartition)> build) {
+  ArrayRef<int64_t> shape = layout.getShape();
+  if (shape.size() != 2 || layout.getThreads() % 32 != 0)
+    return std::nullopt;
+  int64_t warps = layout.getThreads() / 32;
+  for (int64_t warpM = 1; warpM <= warps; ++warpM) {
+    if (warps % warpM != 0)
+      continue;
+    WarpPartition p{warpM, warps / warpM};
+    if (shape[0] % (16 * p.warpM) != 0)
+      continue;
+    if (build(shape[0], shape[1], p) == layout)
+      return p;
+  }
+  return std::nullopt;
+}
+
+std::optional<WarpPartition>
+tilec::matchMmaAccumulatorLayout(FragmentLayoutAttr layout) {
+  MLIRContext *context = layout.getContext();
+  return matchPartition(layout, [&](int64_t m, int64_t n, WarpPartition p) {
+    if (n % (8 * p.warpN) != 0)
+      return FragmentLayoutAttr();
+    return makeMmaAccumulatorLayout(context, m, n, p);
+  });
+}
+
+std::optional<WarpPartition>
+tilec::matchMmaOperandALayout(FragmentLayoutAttr layout) {
+  MLIRContext *context = layout.getContext();
+  return matchPartition(layout, [&](int64_t m, int64_t k, WarpPartition p) {
+    if (k % 16 != 0)
+      return FragmentLayoutAttr();
+    return makeMmaOperandALayout(context, m, k, p);
+  });
+}
+
+bool tilec::areEquivalentLayouts(FragmentLayoutAttr a, FragmentLayoutAttr b) {
+  if (a == b)
+    return true;
+  if (a.getShape() != b.getShape() || a.getThreads() != b.getThreads() ||
+      a.getSlots() != b.getSlots() || a.getReplicate() != b.getReplicate())
+    return false;
+  ArrayRef<int64_t> shape = a.getShape();
+  SmallVector<int64_t> index(shape.size(), 0);
+  while (true) {
+    for (int64_t r = 0; r < a.getReplicate(); ++r)
+      if (a.apply(index, r) != b.apply(index, r))
+        return false;
+    int64_t dim = shape.size() - 1;
+    while (dim >= 0 && ++index[dim] == shape[dim])
+      index[dim--] = 0;
+    if (dim < 0)
+      return true;
+  }
 }

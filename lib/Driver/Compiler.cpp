@@ -37,10 +37,12 @@ static LogicalResult addPipeline(OpPassManager &pm, StringRef pipeline) {
   return failure();
 }
 
-static void addTilePipeline(PassManager &pm) {
+static void addTilePipeline(PassManager &pm, const CompileOptions &options) {
   OpPassManager &fpm = pm.nest<func::FuncOp>();
   fpm.addPass(tile::createTileLowerCopies());
-  fpm.addPass(tile::createTileInferLayouts());
+  tile::TileInferLayoutsOptions layouts;
+  layouts.mmaSync = options.target->isNVIDIA();
+  fpm.addPass(tile::createTileInferLayouts(layouts));
   fpm.addPass(tile::createTileInsertBarriers());
   fpm.addPass(tile::createTileDistribute());
   fpm.addPass(tile::createTileLowerLoops());
@@ -114,7 +116,7 @@ tilec::lowerModule(ModuleOp module, const CompileOptions &options, Stage from,
   if (configure && failed(configure(pm)))
     return failure();
   if (from < Stage::GPU && to >= Stage::GPU)
-    addTilePipeline(pm);
+    addTilePipeline(pm, options);
   if (from < Stage::LLVM && to >= Stage::LLVM &&
       failed(addDevicePipeline(pm, options)))
     return failure();

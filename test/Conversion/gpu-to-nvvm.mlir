@@ -8,6 +8,7 @@
 // CHECK: nvvm.ldmatrix %{{.*}} {{.*}}layout = #nvvm.mma_layout<row>, num = 4 : i32{{.*}} : (!llvm.ptr<3>) -> !llvm.struct<(i32, i32, i32, i32)>
 // CHECK: nvvm.ldmatrix %{{.*}} {{.*}}layout = #nvvm.mma_layout<col>, num = 2 : i32{{.*}} : (!llvm.ptr<3>) -> !llvm.struct<(i32, i32)>
 // CHECK: nvvm.mma.sync {{.*}}shape = #nvvm.shape<m = 16, n = 8, k = 16>
+// CHECK: llvm.sdiv %{{.*}} : i32
 // CHECK: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = cg, %{{.*}} : !llvm.ptr<3>, !llvm.ptr<1>, i32
 // CHECK: nvvm.cp.async.commit.group
 // CHECK: nvvm.cp.async.wait.group 0
@@ -30,7 +31,9 @@ module attributes {gpu.container_module} {
       %zero = arith.constant dense<0.0> : vector<2x2xf32>
       %d = nvgpu.mma.sync (%fa, %fb, %zero) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
       %e = vector.extract %d[1, 1] : f32 from vector<2x2xf32>
-      memref.store %e, %C[%c0] : memref<8xf32, strided<[1]>, #gpu.address_space<global>>
+      %tid = gpu.thread_id x
+      %row = arith.floordivsi %tid, %c8 : index
+      memref.store %e, %C[%row] : memref<8xf32, strided<[1]>, #gpu.address_space<global>>
       %t = nvgpu.device_async_copy %A[%c8], %s[%c0, %c8], 8, %c8 {bypassL1} : memref<64xf16, strided<[1]>, #gpu.address_space<global>> to memref<16x16xf16, #gpu.address_space<workgroup>>
       %g = nvgpu.device_async_create_group %t
       nvgpu.device_async_wait %g {numGroups = 0 : i32}

@@ -1,4 +1,4 @@
-// RUN: tilec-opt %s --split-input-file --tile-infer-layouts --verify-diagnostics
+// RUN: tilec-opt %s --split-input-file --tile-infer-layouts=mma-sync=1 --verify-diagnostics
 
 // Two fragments with different annotated layouts cannot share a loop: the
 // loop runs in one layout.
@@ -70,6 +70,28 @@ func.func @reduce_not_grid() {
     %m = tile.alloc_fragment : memref<32xf32, #tile.fragment>
     // expected-error@+1 {{the layout of the reduced fragment cannot be split into rows; reductions support grid layouts for now}}
     tile.reduce sum %f -> %m dim(1) : memref<32x4xf32, #tile.fragment>, memref<32xf32, #tile.fragment>
+  }
+  return
+}
+
+// -----
+
+// The square policy puts 2x2 warps on a 64x64 accumulator; read as the A
+// operand of another square gemm from registers, its rows would have to be
+// replicated over each row of warps instead.
+func.func @accumulator_as_a() {
+  %c1 = arith.constant 1 : index
+  tile.kernel blocks(%bx) in (%c1) threads(128) {
+    %a = tile.alloc_shared : memref<64x32xf16, #tile.shared>
+    %b = tile.alloc_shared : memref<32x64xf16, #tile.shared>
+    %b2 = tile.alloc_shared : memref<64x64xf16, #tile.shared>
+    // expected-note@+1 {{the fragment is allocated here}}
+    %c = tile.alloc_fragment : memref<64x64xf16, #tile.fragment>
+    %d = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    // expected-note@+1 {{its layout was fixed here}}
+    tile.gemm %a, %b, %c : memref<64x32xf16, #tile.shared>, memref<32x64xf16, #tile.shared>, memref<64x64xf16, #tile.fragment>
+    // expected-error@+1 {{a fragment is distributed over the threads in two ways that do not match}}
+    tile.gemm %c, %b2, %d : memref<64x64xf16, #tile.fragment>, memref<64x64xf16, #tile.shared>, memref<64x64xf32, #tile.fragment>
   }
   return
 }

@@ -33,7 +33,7 @@ def kernel(name):
 
 def configs():
     """(name, .tile file, -D values, TEST_<KIND>, harness macros[, tilec
-    flags])."""
+    flags[, harness source[, libraries]]])."""
     out = []
     for m, n in [(4096, 4096), (1000, 1000), (130, 96)]:
         out.append((f"add_f32_{m}x{n}", example("elementwise_add"),
@@ -65,9 +65,59 @@ def configs():
         out.append((f"{kernel_name}_fast_math_1000x1000", example(kernel_name),
                     {"M": 1000, "N": 1000}, kernel_name.replace("_", "").upper(),
                     {"M": 1000, "N": 1000}, ["--fast-math"]))
+    # FlashAttention: both layouts, causal or not, sequence lengths that are
+    # and are not multiples of the 64-row blocks, head sizes 64 and 128.
+    for batch, heads, seq, dim, causal, layout in [
+            (1, 2, 256, 64, False, "bshd"), (2, 3, 1000, 64, True, "bshd"),
+            (1, 2, 333, 128, False, "bhsd"), (1, 1, 512, 128, True, "bhsd")]:
+        name = (f"flash_{layout}_{'causal_' if causal else ''}"
+                f"{batch}x{heads}x{seq}x{dim}")
+        out.append((name, example("flash_attention"),
+                    {"batch": batch, "heads": heads, "seq_len": seq, "dim": dim,
+                     "is_causal": causal, "layout": layout},
+                    "FLASH", {"TEST_BATCH": batch, "TEST_HEADS": heads,
+                              "TEST_SEQ": seq, "TEST_DIM": dim,
+                              "CAUSAL": int(causal),
+                              "BHSD": int(layout == "bhsd")}))
     for m, n, k in [(256, 256, 256), (200, 136, 72)]:
-        out.append((f"gemm_simt_{m}x{n}x{k}", example("gemm"),
+        out.append((f"gemm_example_{m}x{n}x{k}", example("gemm"),
                     {"M": m, "N": n, "K": k}, "GEMM", {"M": m, "N": n, "K": k}))
+    # Tensor-core GEMM against cuBLAS: operand orders, types, tails.
+    gemm_cases = [
+        # (M, N, K, trans_A, trans_B, in, out, extra -D values)
+        (256, 256, 256, False, False, "float16", "float16", {}),
+        (4096, 4096, 4096, False, False, "float16", "float16", {}),
+        (8192, 8192, 8192, False, True, "float16", "float16", {}),
+        (1000, 1000, 1000, False, True, "float16", "float16", {}),
+        (200, 136, 72, True, False, "float16", "float16", {}),
+        (333, 250, 100, True, True, "float16", "float32", {}),
+        (1, 4096, 1024, False, False, "float16", "float16", {}),
+        (4096, 1, 1024, False, True, "float16", "float16", {}),
+        (77, 93, 35, False, False, "float16", "float16", {}),
+        (1024, 1024, 1024, False, False, "bfloat16", "bfloat16", {}),
+        (999, 1001, 520, False, True, "bfloat16", "float32", {}),
+        (512, 768, 256, True, False, "bfloat16", "bfloat16", {}),
+        (512, 512, 512, False, False, "float16", "float16",
+         {"accum_dtype": "float16"}),
+        (640, 640, 640, False, False, "float16", "float16",
+         {"block_M": 64, "block_N": 64, "block_K": 64}),
+        (1024, 1024, 1024, False, False, "float16", "float16",
+         {"block_M": 128, "block_N": 256, "threads": 256}),
+        (1024, 1024, 1024, False, False, "float16", "float16",
+         {"num_stages": 1}),
+    ]
+    for m, n, k, ta, tb, ind, outd, extra in gemm_cases:
+        order = ("T" if ta else "N") + ("T" if tb else "N")
+        name = f"mma_{ind}_{order}_{m}x{n}x{k}"
+        if extra:
+            name += "_" + "_".join(f"{key}{value}" for key, value in extra.items())
+        defines = {"M": m, "N": n, "K": k, "trans_A": ta, "trans_B": tb,
+                   "in_dtype": ind, "out_dtype": outd, **extra}
+        macros = {"M": m, "N": n, "K": k, "TRANS_A": int(ta), "TRANS_B": int(tb),
+                  "IN_BF16": int(ind == "bfloat16"),
+                  "OUT_KIND": {"float16": 0, "bfloat16": 1, "float32": 2}[outd]}
+        out.append((name, kernel("gemm"), defines, "MMA", macros,
+                    [], "gemm.cpp", ["-lcublas", "-lcudart"]))
     out.append(("control", kernel("control"), {}, "CONTROL", {}))
     return out
 
@@ -79,6 +129,8 @@ def build(args):
     compiled = {}
     for name, source, defines, test_kind, macros, *rest in configs():
         flags = rest[0] if rest else []
+        harness = rest[1] if len(rest) > 1 else "harness.cpp"
+        libs = rest[2] if len(rest) > 2 else []
         key = (source, tuple(sorted(defines.items())), tuple(flags))
         if key not in compiled:
             base = os.path.join(args.out, name)
@@ -102,8 +154,9 @@ def build(args):
         # Shape macros are prefixed: cuda.h uses M and N as parameter names.
         cmd += [f"-D{'TEST_' + k if k in 'MNK' else k}={v}"
                 for k, v in macros.items()]
-        cmd += [os.path.join(HERE, "harness", "harness.cpp"), "-o", exe,
-                "-L", cuda + "/lib64/stubs", "-lcuda", "-lpthread"]
+        cmd += [os.path.join(HERE, "harness", harness), "-o", exe,
+                "-L", cuda + "/lib64", "-L", cuda + "/lib64/stubs", "-lcuda",
+                "-lpthread", *libs, "-Wl,-rpath," + cuda + "/lib64"]
         result = subprocess.run(cmd, capture_output=True, text=True)
         if result.returncode != 0:
             print(f"BUILD FAIL {name}: {' '.join(cmd)}\n{result.stderr}")

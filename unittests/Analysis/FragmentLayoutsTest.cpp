@@ -144,3 +144,132 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{{1}, 32, 4}, Case{{200, 1}, 128, 8}));
 
 } // namespace
+
+namespace {
+
+/// PTX's m16n8 accumulator fragment: register `reg` of `lane` holds row
+/// lane / 4 (+ 8 for registers 2 and 3), column 2 * (lane % 4) + reg % 2.
+std::pair<int64_t, int64_t> ptxAccumulatorElement(int64_t lane, int64_t reg) {
+  return {lane / 4 + 8 * (reg / 2), 2 * (lane % 4) + reg % 2};
+}
+
+/// PTX's m16k16 A fragment for 16-bit types: half `h` (0..7) of `lane`.
+std::pair<int64_t, int64_t> ptxOperandAElement(int64_t lane, int64_t h) {
+  return {lane / 4 + 8 * ((h / 2) % 2), 2 * (lane % 4) + h % 2 + 8 * (h / 4)};
+}
+
+class MmaLayoutTest : public ::testing::Test {
+protected:
+  MmaLayoutTest() { context.loadDialect<TileDialect>(); }
+  MLIRContext context;
+};
+
+TEST_F(MmaLayoutTest, AccumulatorMatchesPtxFragments) {
+  // 64x32 over 2x2 warps: each warp has a 32x16 part of 2x2 m16n8 tiles.
+  WarpPartition p{2, 2};
+  FragmentLayoutAttr layout = makeMmaAccumulatorLayout(&context, 64, 32, p);
+  EXPECT_EQ(layout.getThreads(), 128);
+  EXPECT_EQ(layout.getSlots(), 16);
+  for (int64_t t = 0; t < 128; ++t) {
+    int64_t warp = t / 32, lane = t % 32;
+    for (int64_t slot = 0; slot < 16; ++slot) {
+      int64_t tileIndex = slot / 4, mi = tileIndex / 2, ni = tileIndex % 2;
+      auto [r, c] = ptxAccumulatorElement(lane, slot % 4);
+      int64_t row = (warp / 2) * 32 + mi * 16 + r;
+      int64_t col = (warp % 2) * 16 + ni * 8 + c;
+      auto place = layout.apply({row, col});
+      ASSERT_TRUE(place.has_value());
+      EXPECT_EQ(place->first, t);
+      EXPECT_EQ(place->second, slot);
+      auto back = layout.applyInverse(t, slot);
+      ASSERT_TRUE(back.has_value());
+      EXPECT_EQ((*back)[0], row);
+      EXPECT_EQ((*back)[1], col);
+    }
+  }
+  EXPECT_EQ(matchMmaAccumulatorLayout(layout).value().warpM, 2);
+  EXPECT_FALSE(matchGridLayout(layout).has_value());
+}
+
+TEST_F(MmaLayoutTest, OperandAMatchesPtxFragmentsAndReplicates) {
+  // A is 32x32 over 2x2 warps: rows split over the 2 rows of warps, each
+  // row of A held by both warps of its row of warps.
+  WarpPartition p{2, 2};
+  FragmentLayoutAttr layout = makeMmaOperandALayout(&context, 32, 32, p);
+  EXPECT_EQ(layout.getReplicate(), 2);
+  EXPECT_EQ(layout.getSlots(), 16); // 1 x 2 tiles of m16k16, 8 halves each
+  for (int64_t t = 0; t < 128; ++t) {
+    int64_t warp = t / 32, lane = t % 32;
+    for (int64_t slot = 0; slot < 16; ++slot) {
+      int64_t ki = slot / 8;
+      auto [r, c] = ptxOperandAElement(lane, slot % 8);
+      int64_t row = (warp / 2) * 16 + r;
+      int64_t col = ki * 16 + c;
+      auto place = layout.apply({row, col}, warp % 2);
+      ASSERT_TRUE(place.has_value());
+      EXPECT_EQ(place->first, t);
+      EXPECT_EQ(place->second, slot);
+    }
+  }
+  EXPECT_EQ(matchMmaOperandALayout(layout).value().warpN, 2);
+}
+
+TEST_F(MmaLayoutTest, OperandAIsTheAccumulatorLayoutWithOneWarpColumn) {
+  // What lets FlashAttention feed P = softmax(Q K^T) to P V from registers.
+  WarpPartition p{4, 1};
+  FragmentLayoutAttr a = makeMmaOperandALayout(&context, 64, 64, p);
+  FragmentLayoutAttr c = makeMmaAccumulatorLayout(&context, 64, 64, p);
+  EXPECT_EQ(a, c);
+  for (int64_t t = 0; t < 128; ++t)
+    for (int64_t slot = 0; slot < a.getSlots(); ++slot) {
+      auto element = a.applyInverse(t, slot);
+      ASSERT_TRUE(element.has_value());
+      int64_t lane = t % 32;
+      auto [r, col] = ptxOperandAElement(lane, slot % 8);
+      EXPECT_EQ((*element)[0], (t / 32) * 16 + r);
+      EXPECT_EQ((*element)[1], (slot / 8) * 16 + col);
+    }
+}
+
+TEST_F(MmaLayoutTest, EquivalenceIsByPlacementNotByMap) {
+  FragmentLayoutAttr grid =
+      makeGridLayout(&context, {16, 16}, 32, chooseGridLayout({16, 16}, 32, 4));
+  // The same placement written as a different map: d0 floordiv 16 is 0
+  // on the shape, but not as an expression.
+  AffineMap map = grid.getMap();
+  AffineExpr zero = getAffineDimExpr(0, &context).floorDiv(16);
+  auto same = FragmentLayoutAttr::get(
+      &context, {16, 16}, 32, grid.getSlots(), 1,
+      AffineMap::get(2, 0, {map.getResult(0) + zero, map.getResult(1)},
+                     &context),
+      grid.getInverse());
+  EXPECT_NE(grid, same);
+  EXPECT_TRUE(areEquivalentLayouts(grid, same));
+  FragmentLayoutAttr mma = makeMmaAccumulatorLayout(&context, 16, 16, {1, 1});
+  EXPECT_FALSE(areEquivalentLayouts(grid, mma));
+}
+
+TEST(WarpPartitionTest, Policies) {
+  std::string message;
+  auto square =
+      computeWarpPartition(128, 128, 4, GemmWarpPolicy::Square, 16, 8, message);
+  ASSERT_TRUE(succeeded(square));
+  EXPECT_EQ(square->warpM, 2);
+  EXPECT_EQ(square->warpN, 2);
+  auto wide =
+      computeWarpPartition(64, 256, 8, GemmWarpPolicy::Square, 16, 8, message);
+  ASSERT_TRUE(succeeded(wide));
+  EXPECT_EQ(wide->warpM, 2);
+  EXPECT_EQ(wide->warpN, 4);
+  auto rows =
+      computeWarpPartition(64, 64, 4, GemmWarpPolicy::FullRow, 16, 8, message);
+  ASSERT_TRUE(succeeded(rows));
+  EXPECT_EQ(rows->warpM, 4);
+  EXPECT_EQ(rows->warpN, 1);
+  EXPECT_TRUE(failed(computeWarpPartition(32, 64, 4, GemmWarpPolicy::FullRow,
+                                          16, 8, message)));
+  EXPECT_EQ(message, "policy full_row splits the 32x64 tile into 4x1 warps, "
+                     "but each warp needs whole 16x8 tiles");
+}
+
+} // namespace

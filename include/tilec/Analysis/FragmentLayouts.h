@@ -13,6 +13,8 @@
 
 #include "mlir/Support/LLVM.h"
 
+#include <string>
+
 namespace tilec {
 
 /// The grid layout: the tile is seen as rows (all dimensions but the last,
@@ -59,7 +61,7 @@ matchGridLayout(tile::FragmentLayoutAttr layout);
 /// held by every thread that holds a part of its row in `layout`. This is
 /// the layout of the result of a reduction over the last dimension, and of
 /// a buffer read as `b[i]` in a loop over `(i, j)`. Fails for layouts that
-/// are not grid layouts.
+/// are neither grid layouts nor mma.sync accumulator layouts.
 mlir::FailureOr<tile::FragmentLayoutAttr>
 dropLastDimension(tile::FragmentLayoutAttr layout);
 
@@ -69,6 +71,58 @@ dropLastDimension(tile::FragmentLayoutAttr layout);
 tile::FragmentLayoutAttr makeReplicatedLayout(mlir::MLIRContext *context,
                                               llvm::ArrayRef<int64_t> shape,
                                               int64_t threads);
+
+//===----------------------------------------------------------------------===//
+// Tensor-core (mma.sync) layouts
+//===----------------------------------------------------------------------===//
+
+/// How a gemm's MxN tile is split over warps: `warpM` x `warpN` warps, warp
+/// `w` taking rows `(w / warpN) * M / warpM` and columns
+/// `(w % warpN) * N / warpN` of it.
+struct WarpPartition {
+  int64_t warpM = 1;
+  int64_t warpN = 1;
+};
+
+/// The partition of an MxN tile over `numWarps` warps that `policy` asks
+/// for, with each warp's part a whole number of `atomM` x `atomN` mma
+/// tiles: full_row puts every warp on its own rows, full_col on its own
+/// columns, square picks the split whose warp tiles are closest to square.
+/// Fails when no split fits; the message says why.
+mlir::FailureOr<WarpPartition>
+computeWarpPartition(int64_t m, int64_t n, int64_t numWarps,
+                     tile::GemmWarpPolicy policy, int64_t atomM, int64_t atomN,
+                     std::string &message);
+
+/// The layout of an mma.sync accumulator (m16n8, 4 registers per thread
+/// per tile) over a [M, N] tile split as `partition` says. Thread
+/// `warp * 32 + lane` of warp `(wi, wj)` holds, for each 16x8 tile
+/// `(mi, ni)` of its part, rows `lane / 4` and `lane / 4 + 8` at columns
+/// `2 * (lane % 4)` and the next, in slots `(mi * nt + ni) * 4 + 0..3`.
+tile::FragmentLayoutAttr makeMmaAccumulatorLayout(mlir::MLIRContext *context,
+                                                  int64_t m, int64_t n,
+                                                  WarpPartition partition);
+
+/// The layout of a 16-bit mma.sync A operand (m16k16, 8 halves per thread
+/// per tile) over an [M, K] tile: split over the warps' rows as
+/// `partition` says and replicated over the warps that share them. With
+/// one warp per row of warps it is the accumulator layout of an [M, K]
+/// tile, which lets a gemm's result feed the next gemm from registers.
+tile::FragmentLayoutAttr makeMmaOperandALayout(mlir::MLIRContext *context,
+                                               int64_t m, int64_t k,
+                                               WarpPartition partition);
+
+/// If `layout` is an accumulator layout (as makeMmaAccumulatorLayout builds
+/// it) or an A operand layout, its partition.
+std::optional<WarpPartition>
+matchMmaAccumulatorLayout(tile::FragmentLayoutAttr layout);
+std::optional<WarpPartition>
+matchMmaOperandALayout(tile::FragmentLayoutAttr layout);
+
+/// Whether two layouts of one shape place every element (and replica) on
+/// the same thread and slot, whatever their maps look like.
+bool areEquivalentLayouts(tile::FragmentLayoutAttr a,
+                          tile::FragmentLayoutAttr b);
 
 } // namespace tilec
 

@@ -18,7 +18,9 @@
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
 #include "mlir/Conversion/NVGPUToNVVM/NVGPUToNVVM.h"
+#include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
 #include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVM.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
@@ -42,10 +44,12 @@ struct ConvertGPUToNVVMPass
     MLIRContext *context = &getContext();
 
     // Ops that lower within their dialects first: gpu's all-reduce and
-    // shuffle helpers, and n-D vector.from_elements.
+    // shuffle helpers, arith's floor and ceil divisions, and n-D
+    // vector.from_elements.
     {
       RewritePatternSet patterns(context);
       populateGpuRewritePatterns(patterns);
+      arith::populateCeilFloorDivExpandOpsPatterns(patterns);
       vector::populateVectorFromElementsUnrollPatterns(patterns);
       if (failed(applyPatternsGreedily(module, std::move(patterns))))
         return signalPassFailure();
@@ -73,6 +77,7 @@ struct ConvertGPUToNVVMPass
     populateFinalizeMemRefToLLVMConversionPatterns(converter, patterns);
     populateNVGPUToNVVMConversionPatterns(converter, patterns);
     populateVectorToLLVMConversionPatterns(converter, patterns);
+    ub::populateUBToLLVMConversionPatterns(converter, patterns);
     configureGpuToNVVMConversionLegality(target);
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       signalPassFailure();

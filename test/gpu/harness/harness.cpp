@@ -253,6 +253,55 @@ static bool run(Context &ctx) {
   return compare(TEST_NAME, got, want, 2e-2, 4e-3, ctx.seed);
 }
 
+#elif defined(TEST_FLASH)
+// Output = softmax(Q K^T / sqrt(dim)) V per batch and head, causal when
+// CAUSAL is 1, in the bshd layout (BHSD 0) or bhsd (BHSD 1).
+static bool run(Context &ctx) {
+  const int64_t b = TEST_BATCH, h = TEST_HEADS, s = TEST_SEQ, d = TEST_DIM;
+  const size_t count = size_t(b) * h * s * d;
+  std::vector<float> q = roundHalf(ctx.uniform(count)),
+                     k = roundHalf(ctx.uniform(count)),
+                     v = roundHalf(ctx.uniform(count));
+  Buffer Q(count, 2), K(count, 2), V(count, 2), O(count, 2);
+  Q.upload(toHalf(q).data());
+  K.upload(toHalf(k).data());
+  V.upload(toHalf(v).data());
+  O.poison();
+  CHECK(flashattn_launch(nullptr, Q.ptr, K.ptr, V.ptr, O.ptr));
+  CHECK(cuCtxSynchronize());
+  std::vector<uint16_t> o(count);
+  O.download(o.data());
+  auto at = [&](int64_t bi, int64_t si, int64_t hi, int64_t di) {
+    return BHSD ? ((size_t(bi) * h + hi) * s + si) * d + di
+                : ((size_t(bi) * s + si) * h + hi) * d + di;
+  };
+  std::vector<double> got(count), want(count), scores(s);
+  double scale = 1.0 / std::sqrt(double(d));
+  for (int64_t bi = 0; bi < b; ++bi)
+    for (int64_t hi = 0; hi < h; ++hi)
+      for (int64_t i = 0; i < s; ++i) {
+        int64_t keys = CAUSAL ? i + 1 : s;
+        double best = -INFINITY, sum = 0;
+        for (int64_t j = 0; j < keys; ++j) {
+          double dot = 0;
+          for (int64_t di = 0; di < d; ++di)
+            dot += double(q[at(bi, i, hi, di)]) * k[at(bi, j, hi, di)];
+          scores[j] = dot * scale;
+          best = std::max(best, scores[j]);
+        }
+        for (int64_t j = 0; j < keys; ++j)
+          sum += scores[j] = std::exp(scores[j] - best);
+        for (int64_t di = 0; di < d; ++di) {
+          double acc = 0;
+          for (int64_t j = 0; j < keys; ++j)
+            acc += scores[j] * v[at(bi, j, hi, di)];
+          want[at(bi, i, hi, di)] = acc / sum;
+          got[at(bi, i, hi, di)] = halfToFloat(o[at(bi, i, hi, di)]);
+        }
+      }
+  return compare(TEST_NAME, got, want, 2e-3, 1e-2, ctx.seed);
+}
+
 #elif defined(TEST_CONTROL)
 // Y[g] = X[g] * 8 where X[g] > 0, else -X[g]; S = sum(X) by atomics. Each
 // thread's local table is complete. The swizzled kernel must write every

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "MmaGemm.h"
 #include "tilec/Dialect/Tile/IR/TileOps.h"
 #include "tilec/Dialect/Tile/Transforms/Passes.h"
 #include "tilec/Dialect/Tile/Transforms/Utils.h"
@@ -35,7 +36,8 @@ using namespace mlir;
 using namespace tilec;
 using namespace tilec::tile;
 
-static constexpr int64_t kWarpSize = 32;
+/// Threads per warp on NVIDIA; on AMD, the 32-lane half of a wave64.
+static constexpr int64_t kLanes = 32;
 
 namespace {
 
@@ -390,7 +392,7 @@ LogicalResult KernelDistributor::distributeReduce(ReduceOp reduce) {
   int64_t extent = srcType.getShape().back();
   Reduction reduction{reduce.getKind(), srcType.getElementType()};
   Location loc = reduce.getLoc();
-  int64_t numWarps = llvm::divideCeil(threads, kWarpSize);
+  int64_t numWarps = llvm::divideCeil(threads, kLanes);
   unsigned dstRank = cast<MemRefType>(dst.getType()).getRank();
   bool scalarResult = srcType.getRank() == 1;
 
@@ -515,7 +517,7 @@ LogicalResult KernelDistributor::distributeReduce(ReduceOp reduce) {
     if (!acc)
       acc = identity;
     for (int64_t mask : step.masks) {
-      if (mask >= kWarpSize) {
+      if (mask >= kLanes) {
         crossWarp = true;
         continue;
       }
@@ -524,7 +526,7 @@ LogicalResult KernelDistributor::distributeReduce(ReduceOp reduce) {
       bool narrow = acc.getType().getIntOrFloatBitWidth() < 32;
       if (narrow)
         moved = convertElement(b, loc, acc, b.getF32Type());
-      auto shuffle = gpu::ShuffleOp::create(b, loc, moved, mask, kWarpSize,
+      auto shuffle = gpu::ShuffleOp::create(b, loc, moved, mask, kLanes,
                                             gpu::ShuffleMode::XOR);
       Value other = shuffle.getShuffleResult();
       if (narrow)
@@ -537,7 +539,7 @@ LogicalResult KernelDistributor::distributeReduce(ReduceOp reduce) {
   if (crossWarp) {
     // Each warp leaves its partial in shared memory, then every thread
     // combines the partials of the warps of its group.
-    int64_t perStep = numWarps * kWarpSize;
+    int64_t perStep = numWarps * kLanes;
     Block *kernelBody = &kernel.getBody().front();
     OpBuilder allocBuilder = OpBuilder::atBlockBegin(kernelBody);
     auto scratchType = MemRefType::get(
@@ -547,7 +549,7 @@ LogicalResult KernelDistributor::distributeReduce(ReduceOp reduce) {
     Value scratch =
         AllocSharedOp::create(allocBuilder, loc, TypeRange{scratchType},
                               ValueRange{}, ArrayRef<NamedAttribute>{});
-    Value warpSize = arith::ConstantIndexOp::create(b, loc, kWarpSize);
+    Value warpSize = arith::ConstantIndexOp::create(b, loc, kLanes);
     Value lane = arith::RemUIOp::create(b, loc, tid, warpSize);
     Value warp = arith::DivUIOp::create(b, loc, tid, warpSize);
     auto slotIndex = [&](int64_t step, Value warpIndex) {
@@ -564,8 +566,8 @@ LogicalResult KernelDistributor::distributeReduce(ReduceOp reduce) {
     for (auto [i, step] : llvm::enumerate(steps)) {
       SmallVector<int64_t> warpMasks;
       for (int64_t mask : step.masks)
-        if (mask >= kWarpSize)
-          warpMasks.push_back(mask / kWarpSize);
+        if (mask >= kLanes)
+          warpMasks.push_back(mask / kLanes);
       // The group's warps are `first ^ offset` over all XOR combinations of
       // the masks. When the masks are single bits, every warp of a group
       // combines the partials in the same order, starting from the group's
@@ -623,14 +625,39 @@ LogicalResult KernelDistributor::distributeReduce(ReduceOp reduce) {
 }
 
 LogicalResult KernelDistributor::distributeGemm(GemmOp gemm) {
-  // A dot product per accumulator element. The tensor-core lowerings
-  // replace this on the targets that have them; it is what runs elsewhere.
   Value c = gemm.getC();
   FragmentLayoutAttr layout = layoutOf(c);
-  if (!isInScope(gemm.getA().getType(), MemoryScope::Shared) ||
-      !isInScope(gemm.getB().getType(), MemoryScope::Shared))
-    return gemm.emitError() << "T.gemm with an operand in registers is not "
-                               "supported on this target yet";
+  if (std::optional<WarpPartition> partition =
+          matchMmaAccumulatorLayout(layout)) {
+    if (!isMmaSyncGemm(gemm))
+      return gemm.emitError()
+             << "the accumulator has an mma.sync layout, but the gemm's "
+                "types or shapes do not run on mma.sync";
+    Value aRegs;
+    if (isInScope(gemm.getA().getType(), MemoryScope::Fragment)) {
+      std::optional<WarpPartition> aPartition =
+          matchMmaOperandALayout(layoutOf(gemm.getA()));
+      if (!aPartition || aPartition->warpM != partition->warpM ||
+          aPartition->warpN != partition->warpN)
+        return gemm.emitError()
+               << "A in registers needs the mma.sync A operand layout of "
+                  "the gemm's warp partition";
+      aRegs = registers.lookup(gemm.getA());
+    }
+    OpBuilder b(gemm);
+    emitMmaGemm(b, gemm, *partition, tid, registers.lookup(c), aRegs);
+    gemm.erase();
+    return success();
+  }
+
+  // Elsewhere, a dot product per accumulator element on CUDA cores.
+  if (!isInScope(gemm.getB().getType(), MemoryScope::Shared))
+    return gemm.emitError() << "T.gemm reads B from shared memory; B in "
+                               "registers is not supported";
+  if (!isInScope(gemm.getA().getType(), MemoryScope::Shared))
+    return gemm.emitError()
+           << "T.gemm with A in registers runs only on tensor cores: f16 or "
+              "bf16 operands on NVIDIA, in whole 16x8 warp tiles";
   if (!layout || !layout.getInverse() || layout.getReplicate() != 1)
     return gemm.emitError() << "the accumulator needs a layout";
   auto aType = cast<MemRefType>(gemm.getA().getType());

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "MmaGemm.h"
 #include "tilec/Analysis/FragmentLayouts.h"
 #include "tilec/Dialect/Tile/IR/TileOps.h"
 #include "tilec/Dialect/Tile/Transforms/Passes.h"
@@ -75,9 +76,9 @@ bool writesLocalBuffer(ParallelOp loop) {
 
 class LayoutSolver {
 public:
-  LayoutSolver(KernelOp kernel, int64_t maxVectorBytes)
+  LayoutSolver(KernelOp kernel, int64_t maxVectorBytes, bool mmaSync)
       : kernel(kernel), threads(kernel.getNumThreads()),
-        maxVectorBytes(maxVectorBytes) {}
+        maxVectorBytes(maxVectorBytes), mmaSync(mmaSync) {}
 
   LogicalResult run();
 
@@ -94,10 +95,14 @@ private:
   FragmentLayoutAttr defaultLayout(ArrayRef<int64_t> shape,
                                    unsigned elementBytes);
   FragmentLayoutAttr defaultLoopLayout(ParallelOp loop);
+  /// Gives the accumulators (and register A operands) of gemms that run on
+  /// mma.sync their layouts.
+  LogicalResult seedGemmLayouts();
 
   KernelOp kernel;
   int64_t threads;
   int64_t maxVectorBytes;
+  bool mmaSync;
   llvm::MapVector<Operation *, Assignment> fragments;
   DenseMap<Operation *, FragmentLayoutAttr> loops;
   SmallVector<ParallelOp> loopOrder;
@@ -113,7 +118,7 @@ LogicalResult LayoutSolver::require(AllocFragmentOp alloc,
     changed = true;
     return success();
   }
-  if (it->second.layout == layout)
+  if (areEquivalentLayouts(it->second.layout, layout))
     return success();
   InFlightDiagnostic diag = from->emitError()
                             << describeFragment(alloc)
@@ -198,6 +203,51 @@ LogicalResult LayoutSolver::propagate(bool &changed) {
   return success();
 }
 
+LogicalResult LayoutSolver::seedGemmLayouts() {
+  WalkResult result = kernel.walk([&](GemmOp gemm) {
+    if (!isMmaSyncGemm(gemm))
+      return WalkResult::advance();
+    auto cType = cast<MemRefType>(gemm.getC().getType());
+    int64_t m = cType.getDimSize(0), n = cType.getDimSize(1);
+    std::string message;
+    FailureOr<WarpPartition> partition =
+        threads % 32 == 0
+            ? computeWarpPartition(m, n, threads / 32, gemm.getPolicy(), 16, 8,
+                                   message)
+            : FailureOr<WarpPartition>(failure());
+    if (failed(partition)) {
+      if (message.empty())
+        message = "the block's " + std::to_string(threads) +
+                  " threads are not whole warps";
+      gemm.emitWarning() << "T.gemm runs on CUDA cores, not tensor cores: "
+                         << message;
+      return WalkResult::advance();
+    }
+    bool changed = false;
+    if (AllocFragmentOp c = getFragment(gemm.getC()))
+      if (failed(require(
+              c,
+              makeMmaAccumulatorLayout(kernel.getContext(), m, n, *partition),
+              gemm, changed)))
+        return WalkResult::interrupt();
+    if (AllocFragmentOp a = getFragment(gemm.getA())) {
+      auto aType = cast<MemRefType>(a.getType());
+      if (gemm.getTransposeA()) {
+        gemm.emitError() << "T.gemm with A in registers takes it "
+                            "untransposed (transpose_A=False)";
+        return WalkResult::interrupt();
+      }
+      if (failed(require(a,
+                         makeMmaOperandALayout(kernel.getContext(), m,
+                                               aType.getDimSize(1), *partition),
+                         gemm, changed)))
+        return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}
+
 FragmentLayoutAttr LayoutSolver::defaultLayout(ArrayRef<int64_t> shape,
                                                unsigned elementBytes) {
   int64_t maxVector = std::max<int64_t>(1, maxVectorBytes / elementBytes);
@@ -264,6 +314,9 @@ LogicalResult LayoutSolver::run() {
              << " has a layout over " << assignment.layout.getThreads()
              << " threads, but its kernel runs " << threads;
 
+  if (mmaSync && failed(seedGemmLayouts()))
+    return failure();
+
   while (true) {
     bool changed = false;
     if (failed(propagate(changed)))
@@ -303,7 +356,7 @@ struct InferLayoutsPass
 
   void runOnOperation() override {
     WalkResult result = getOperation().walk([&](KernelOp kernel) {
-      if (failed(LayoutSolver(kernel, maxVectorBytes).run()))
+      if (failed(LayoutSolver(kernel, maxVectorBytes, mmaSync).run()))
         return WalkResult::interrupt();
       return WalkResult::advance();
     });

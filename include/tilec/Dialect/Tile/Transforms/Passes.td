@@ -40,10 +40,19 @@ def TileInferLayouts : Pass<"tile-infer-layouts", "mlir::func::FuncOp"> {
     grid layout: coalesced, 16-byte runs per thread. Two layouts required of
     one fragment are reported as a conflict naming the buffer and both
     lines.
+
+    With `mma-sync`, a `tile.gemm` whose types tensor cores take (f16 or
+    bf16 operands) seeds its accumulator with the mma.sync accumulator
+    layout of its warp partition, and an A operand in registers with the
+    matching A operand layout; a gemm whose shape does not split into
+    whole 16x8 warp tiles stays on CUDA cores, with a warning.
   }];
   let options = [
     Option<"maxVectorBytes", "max-vector-bytes", "int64_t", "16",
-           "The widest access a thread makes to global or shared memory">
+           "The widest access a thread makes to global or shared memory">,
+    Option<"mmaSync", "mma-sync", "bool", "false",
+           "Lay out gemm accumulators and register operands for mma.sync "
+           "(NVIDIA sm_80 and later)">
   ];
 }
 
@@ -69,15 +78,21 @@ def TileDistribute : Pass<"tile-distribute", "mlir::func::FuncOp"> {
     outside the iteration space), with fragment elements read from and
     written to the thread's slots. A `tile.reduce` becomes a reduction over
     the thread's own slots, then across threads with warp shuffles and,
-    between warps, shared memory. Layouts are checked exhaustively: an
-    access to a fragment element that the accessing thread does not hold is
-    an error.
+    between warps, shared memory. A `tile.gemm` whose accumulator has an
+    mma.sync layout becomes ldmatrix and mma.sync (nvgpu) per warp tile;
+    other gemms, a dot product per accumulator element. Layouts are checked
+    exhaustively: an access to a fragment element that the accessing thread
+    does not hold is an error.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::gpu::GPUDialect",
+                           "::mlir::LLVM::LLVMDialect",
                            "::mlir::math::MathDialect",
                            "::mlir::memref::MemRefDialect",
-                           "::mlir::scf::SCFDialect"];
+                           "::mlir::NVVM::NVVMDialect",
+                           "::mlir::nvgpu::NVGPUDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect"];
 }
 
 def TileLowerLoops : Pass<"tile-lower-loops", "mlir::func::FuncOp"> {

@@ -1,0 +1,30 @@
+//===- MmaGemm.h - T.gemm on tensor cores with mma.sync ---------*- C++ -*-===//
+//
+// Part of tilec. Used by tile-distribute.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILEC_LIB_DIALECT_TILE_TRANSFORMS_MMAGEMM_H
+#define TILEC_LIB_DIALECT_TILE_TRANSFORMS_MMAGEMM_H
+
+#include "tilec/Analysis/FragmentLayouts.h"
+#include "tilec/Dialect/Tile/IR/TileOps.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace tilec::tile {
+
+/// Whether the element types of `gemm` run on mma.sync here: f16 or bf16
+/// operands with f32 accumulators, or f16 with f16.
+bool isMmaSyncGemm(GemmOp gemm);
+
+/// Emits `gemm`, whose accumulator has the mma.sync accumulator layout of
+/// `partition`, as the per-thread ldmatrix and mma.sync code of thread
+/// `tid`, just before `gemm`. `cRegs` holds the accumulator's slots and,
+/// when A is a fragment (with the A operand layout), `aRegs` A's.
+void emitMmaGemm(mlir::OpBuilder &b, GemmOp gemm, WarpPartition partition,
+                 mlir::Value tid, mlir::Value cRegs, mlir::Value aRegs);
+
+} // namespace tilec::tile
+
+#endif // TILEC_LIB_DIALECT_TILE_TRANSFORMS_MMAGEMM_H
