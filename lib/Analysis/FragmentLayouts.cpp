@@ -230,6 +230,24 @@ FragmentLayoutAttr tilec::makeReplicatedLayout(MLIRContext *context,
 }
 
 //===----------------------------------------------------------------------===//
+// Shared memory
+//===----------------------------------------------------------------------===//
+
+SwizzleAttr tilec::chooseSharedSwizzle(MLIRContext *context, int64_t rowLength,
+                                       int64_t elementBytes) {
+  if (elementBytes <= 0 || 16 % elementBytes != 0 ||
+      !llvm::isPowerOf2_64(rowLength))
+    return {};
+  int64_t rowBytes = rowLength * elementBytes;
+  unsigned base = llvm::Log2_64(16 / elementBytes);
+  if (rowBytes >= 128)
+    return SwizzleAttr::get(context, 3, base, llvm::Log2_64(rowLength) - base);
+  if (rowBytes < 32)
+    return {};
+  return SwizzleAttr::get(context, llvm::Log2_64(rowBytes / 16), base, 3);
+}
+
+//===----------------------------------------------------------------------===//
 // Tensor-core (mma.sync) layouts
 //===----------------------------------------------------------------------===//
 

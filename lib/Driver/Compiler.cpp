@@ -39,12 +39,16 @@ static LogicalResult addPipeline(OpPassManager &pm, StringRef pipeline) {
 
 static void addTilePipeline(PassManager &pm, const CompileOptions &options) {
   OpPassManager &fpm = pm.nest<func::FuncOp>();
+  tile::TilePipelineOptions pipeline;
+  pipeline.asyncCopies = options.target->isNVIDIA();
+  fpm.addPass(tile::createTilePipeline(pipeline));
   fpm.addPass(tile::createTileLowerCopies());
   tile::TileInferLayoutsOptions layouts;
   layouts.mmaSync = options.target->isNVIDIA();
   fpm.addPass(tile::createTileInferLayouts(layouts));
   fpm.addPass(tile::createTileInsertBarriers());
   fpm.addPass(tile::createTileDistribute());
+  fpm.addPass(tile::createTileSwizzleShared());
   fpm.addPass(tile::createTileLowerLoops());
   fpm.addPass(createCanonicalizerPass());
   fpm.addPass(createCSEPass());
@@ -58,7 +62,9 @@ static LogicalResult addDevicePipeline(PassManager &pm,
   const TargetInfo &target = *options.target;
   // Bounds checks that ranges prove unnecessary go first, so that the
   // accesses they guarded can be vectorized.
-  std::string common = "int-range-optimizations,canonicalize,cse,"
+  std::string common = "expand-strided-metadata,lower-affine,"
+                       "int-range-optimizations,"
+                       "canonicalize,cse,"
                        "convert-scf-to-cf,";
   std::string lower;
   std::string attach;

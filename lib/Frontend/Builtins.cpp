@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tilec/Analysis/FragmentLayouts.h"
 #include "tilec/Dialect/Tile/IR/TileOps.h"
 #include "tilec/Frontend/Sema.h"
 
@@ -878,15 +879,8 @@ static Ref makeSwizzledLayout(Interpreter &interp, const CallArgs &call) {
   }
   auto map = mlir::AffineMap::get(shape.size(), 0, offset);
   unsigned elemBytes = std::max(1u, buffer->dtype.getWidth() / 8);
-  int64_t rowBytes = shape.back() * elemBytes;
-  unsigned bits = rowBytes % 128 == 0  ? 3
-                  : rowBytes % 64 == 0 ? 2
-                  : rowBytes % 32 == 0 ? 1
-                                       : 0;
-  tile::SwizzleAttr swizzle;
-  if (bits != 0 && elemBytes <= 16)
-    swizzle =
-        tile::SwizzleAttr::get(context, bits, llvm::Log2_32(16 / elemBytes), 3);
+  tile::SwizzleAttr swizzle =
+      chooseSharedSwizzle(context, shape.back(), elemBytes);
   return std::make_shared<LayoutObject>(
       tile::SharedLayoutAttr::get(context, shape, map, swizzle));
 }

@@ -25,6 +25,7 @@
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -60,6 +61,7 @@ void tilec::registerPasses() {
   mlir::registerConversionPasses();
   mlir::registerGPUPasses();
   mlir::arith::registerArithPasses();
+  mlir::memref::registerMemRefPasses();
   // Canonicalization, CSE, inlining, symbol DCE and the other generic
   // transformations the pipelines are built from.
   mlir::registerTransformsPasses();

@@ -115,6 +115,7 @@ def configs():
                    "in_dtype": ind, "out_dtype": outd, **extra}
         macros = {"M": m, "N": n, "K": k, "TRANS_A": int(ta), "TRANS_B": int(tb),
                   "IN_BF16": int(ind == "bfloat16"),
+                  "ACC_F16": int(extra.get("accum_dtype") == "float16"),
                   "OUT_KIND": {"float16": 0, "bfloat16": 1, "float32": 2}[outd]}
         out.append((name, kernel("gemm"), defines, "MMA", macros,
                     [], "gemm.cpp", ["-lcublas", "-lcudart"]))

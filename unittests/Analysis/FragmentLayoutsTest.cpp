@@ -273,3 +273,38 @@ TEST(WarpPartitionTest, Policies) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(SharedSwizzleTest, EightRowsAtOneColumnHitEightBankGroups) {
+  MLIRContext context;
+  context.loadDialect<TileDialect>();
+  for (int64_t elementBytes : {2, 4})
+    for (int64_t rowBytes : {64, 128, 256, 512}) {
+      int64_t rowLength = rowBytes / elementBytes;
+      SwizzleAttr swizzle =
+          chooseSharedSwizzle(&context, rowLength, elementBytes);
+      ASSERT_TRUE(swizzle) << rowBytes;
+      int64_t chunk = 16 / elementBytes;
+      for (int64_t firstRow = 0; firstRow < 32; firstRow += 8)
+        for (int64_t column = 0; column < rowLength; column += chunk) {
+          llvm::DenseSet<int64_t> groups;
+          for (int64_t row = firstRow; row < firstRow + 8; ++row) {
+            int64_t offset = swizzle.apply(row * rowLength + column);
+            // The chunk stays whole and in its row.
+            EXPECT_EQ(offset % chunk, 0);
+            EXPECT_EQ(offset / rowLength, row);
+            groups.insert((offset * elementBytes / 16) % 8);
+          }
+          EXPECT_EQ(groups.size(), 8u)
+              << rowBytes << " bytes, column " << column;
+        }
+    }
+  // Rows of 32 bytes pair up in a 128-byte line: 8 rows span 4 groups of
+  // two chunks, still all different.
+  EXPECT_TRUE(chooseSharedSwizzle(&context, 16, 2));
+  EXPECT_FALSE(chooseSharedSwizzle(&context, 8, 2));  // 16-byte rows
+  EXPECT_FALSE(chooseSharedSwizzle(&context, 48, 2)); // not a power of two
+}
+
+} // namespace

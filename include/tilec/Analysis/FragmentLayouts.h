@@ -73,6 +73,20 @@ tile::FragmentLayoutAttr makeReplicatedLayout(mlir::MLIRContext *context,
                                               int64_t threads);
 
 //===----------------------------------------------------------------------===//
+// Shared memory
+//===----------------------------------------------------------------------===//
+
+/// The XOR swizzle tilec gives a shared tile whose rows are `rowLength`
+/// elements of `elementBytes` bytes, or null when the rows are not a power
+/// of two of at least 32 bytes. It permutes 16-byte chunks within each row
+/// so that 8 consecutive rows read at one column (an ldmatrix, or a warp's
+/// 16-byte accesses) touch 8 different bank groups: rows of 128 bytes or
+/// more XOR their chunk index with the row index, shorter rows with the
+/// index of their 128-byte line. It permutes each group of 8 rows.
+tile::SwizzleAttr chooseSharedSwizzle(mlir::MLIRContext *context,
+                                      int64_t rowLength, int64_t elementBytes);
+
+//===----------------------------------------------------------------------===//
 // Tensor-core (mma.sync) layouts
 //===----------------------------------------------------------------------===//
 

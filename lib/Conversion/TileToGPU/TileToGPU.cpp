@@ -162,6 +162,18 @@ LogicalResult KernelOutliner::planSharedMemory(gpu::GPUFuncOp gpuFunc) {
       offset += bytes;
     }
   }
+  // Views of the buffers (pipeline stages, casts) now view workgroup memory
+  // too; casts to it from it fold away afterwards.
+  gpuFunc.walk([&](Operation *op) {
+    for (OpResult result : op->getResults()) {
+      auto type = dyn_cast<MemRefType>(result.getType());
+      if (!type || !isInScope(type, MemoryScope::Shared))
+        continue;
+      result.setType(MemRefType::get(
+          type.getShape(), type.getElementType(), type.getLayout(),
+          addressSpace(context, gpu::AddressSpace::Workgroup)));
+    }
+  });
   gpuFunc->setAttr(kSharedMemoryBytesAttr,
                    IntegerAttr::get(IntegerType::get(context, 64), offset));
   return success();

@@ -283,6 +283,9 @@ ParseResult CopyOp::parse(OpAsmParser &parser, OperationState &result) {
   bool hasSourceRegion, hasDestRegion;
   MemRefType sourceType, destType;
   SMLoc typesLoc;
+  if (succeeded(parser.parseOptionalKeyword("async")))
+    result.addAttribute(getAsyncAttrName(result.name),
+                        parser.getBuilder().getUnitAttr());
   if (parser.parseOperand(source) ||
       parseOptionalRegion(parser, sourceOffsets, staticSourceOffsets,
                           sourceExtents, hasSourceRegion) ||
@@ -350,6 +353,8 @@ static void printRegion(OpAsmPrinter &p, Operation *op, Value buffer,
 
 void CopyOp::print(OpAsmPrinter &p) {
   p << ' ';
+  if (getAsync())
+    p << "async ";
   printRegion(p, *this, getSource(), getSourceOffsets(),
               getStaticSourceOffsets(), getSourceExtents());
   p << " to ";
@@ -359,7 +364,7 @@ void CopyOp::print(OpAsmPrinter &p) {
       (*this)->getAttrs(),
       {getStaticSourceOffsetsAttrName(), getSourceExtentsAttrName(),
        getStaticDestOffsetsAttrName(), getDestExtentsAttrName(),
-       getOperandSegmentSizesAttrName()});
+       getOperandSegmentSizesAttrName(), getAsyncAttrName()});
   p << " : " << getSource().getType() << ", " << getDest().getType();
 }
 
@@ -429,6 +434,9 @@ LogicalResult CopyOp::verify() {
                             "dimensions are dropped";
   if (!scopeOf(getSource()) || !scopeOf(getDest()))
     return emitOpError() << "buffers must be in a tile memory scope";
+  if (getAsync() && (*scopeOf(getSource()) != MemoryScope::Global ||
+                     *scopeOf(getDest()) != MemoryScope::Shared))
+    return emitOpError() << "an async copy goes from global to shared memory";
   return success();
 }
 

@@ -10,6 +10,8 @@
 #include "tilec/Dialect/Tile/Transforms/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/DenseSet.h"
@@ -48,10 +50,30 @@ struct Accesses {
   }
 };
 
-/// The shared buffers `op` and the ops it holds read and write.
+/// The shared buffer that `view` (a subview or cast of one, such as a
+/// pipeline stage) is part of.
+Value rootBuffer(Value view) {
+  while (Operation *def = view.getDefiningOp()) {
+    if (auto subview = dyn_cast<memref::SubViewOp>(def))
+      view = subview.getSource();
+    else if (auto cast = dyn_cast<memref::MemorySpaceCastOp>(def))
+      view = cast.getSource();
+    else
+      break;
+  }
+  return view;
+}
+
+/// The shared buffers `op` and the ops it holds read and write. Async
+/// copies do not count: the pipelining pass that issues them synchronizes
+/// them itself.
 Accesses accessesOf(Operation *op) {
   Accesses result;
   op->walk([&](Operation *inner) {
+    if (isa<nvgpu::DeviceAsyncCopyOp>(inner))
+      return;
+    if (auto copy = dyn_cast<CopyOp>(inner); copy && copy.getAsync())
+      return;
     auto effects = dyn_cast<MemoryEffectOpInterface>(inner);
     if (!effects)
       return;
@@ -59,7 +81,10 @@ Accesses accessesOf(Operation *op) {
     effects.getEffects(instances);
     for (const MemoryEffects::EffectInstance &effect : instances) {
       Value buffer = effect.getValue();
-      if (!buffer || !isInScope(buffer.getType(), MemoryScope::Shared))
+      if (!buffer)
+        continue;
+      buffer = rootBuffer(buffer);
+      if (!isInScope(buffer.getType(), MemoryScope::Shared))
         continue;
       if (isa<MemoryEffects::Read>(effect.getEffect()))
         result.reads.insert(buffer);
@@ -81,6 +106,10 @@ void synchronize(Block &block, Accesses &pending) {
   for (Operation &op : llvm::make_early_inc_range(block)) {
     if (op.hasTrait<mlir::OpTrait::IsTerminator>())
       continue;
+    if (isa<gpu::BarrierOp>(op)) {
+      pending.clear();
+      continue;
+    }
     Accesses own = accessesOf(&op);
     if (own.reads.empty() && own.writes.empty())
       continue;

@@ -6,13 +6,16 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tilec/Analysis/FragmentLayouts.h"
 #include "tilec/Dialect/Tile/IR/TileOps.h"
 #include "tilec/Dialect/Tile/Transforms/Passes.h"
 #include "tilec/Dialect/Tile/Transforms/Utils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 
@@ -22,6 +25,7 @@ namespace tilec::tile {
 } // namespace tilec::tile
 
 using namespace mlir;
+using namespace tilec;
 using namespace tilec::tile;
 
 namespace {
@@ -179,6 +183,97 @@ void lowerCopy(CopyOp copy) {
   copy.erase();
 }
 
+/// Lowers an async copy to cp.async: a loop over 16-, 8- or 4-byte chunks
+/// of the shared tile, one nvgpu.device_async_copy each, zero-filled where
+/// the chunk falls outside the tensor. Fails (leaving the copy alone) when
+/// the chunks would not be aligned in both buffers or the copy converts
+/// elements; the caller then copies synchronously.
+LogicalResult lowerAsyncCopy(CopyOp copy) {
+  RegionAccess src{copy.getSource(), copy.getMixedSourceOffsets(),
+                   copy.getSourceExtents()};
+  RegionAccess dst{copy.getDest(), copy.getMixedDestOffsets(),
+                   copy.getDestExtents()};
+  auto srcType = cast<MemRefType>(src.buffer.getType());
+  auto dstType = cast<MemRefType>(dst.buffer.getType());
+  if (srcType.getElementType() != dstType.getElementType() ||
+      !srcType.getLayout().isIdentity() || !dstType.hasStaticShape() ||
+      dst.extents != dstType.getShape() ||
+      llvm::any_of(dst.offsets,
+                   [](OpFoldResult o) { return getConstantIntValue(o) != 0; }))
+    return failure();
+  // The tile's rows must be rows of the tensor: contiguous in both.
+  int64_t rowLength = dstType.getShape().back();
+  int64_t tensorRow = srcType.getShape().back();
+  if (src.extents.back() != rowLength || ShapedType::isDynamic(tensorRow))
+    return failure();
+  unsigned elementBytes = dstType.getElementTypeBitWidth() / 8;
+  if (elementBytes == 0)
+    return failure();
+  OpFoldResult columnOffset = src.offsets.back();
+  int64_t column = 0;
+  if (std::optional<int64_t> constant = getConstantIntValue(columnOffset))
+    column = *constant == 0 ? int64_t(1) << 62 : std::abs(*constant);
+  else
+    column = getKnownDivisor(cast<Value>(columnOffset));
+  int64_t chunkBytes = 0;
+  for (int64_t bytes : {16, 8, 4}) {
+    if (bytes % elementBytes != 0)
+      continue;
+    int64_t v = bytes / elementBytes;
+    if (rowLength % v == 0 && tensorRow % v == 0 && column % v == 0) {
+      chunkBytes = bytes;
+      break;
+    }
+  }
+  if (!chunkBytes)
+    return failure();
+  int64_t vector = chunkBytes / elementBytes;
+
+  OpBuilder b(copy);
+  Location loc = copy.getLoc();
+  SmallVector<int64_t> elementShape(dstType.getShape());
+  SmallVector<int64_t> chunkShape = elementShape;
+  chunkShape.back() /= vector;
+  auto kernel = copy->getParentOfType<KernelOp>();
+  // Consecutive threads take consecutive chunks of a row: coalesced reads,
+  // and every bank of shared memory written once per 32 chunks.
+  FragmentLayoutAttr layout =
+      makeGridLayout(b.getContext(), chunkShape, kernel.getNumThreads(),
+                     chooseGridLayout(chunkShape, kernel.getNumThreads(), 1));
+  auto space =
+      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
+  Value dstView = memref::MemorySpaceCastOp::create(
+      b, loc,
+      MemRefType::get(dstType.getShape(), dstType.getElementType(),
+                      dstType.getLayout(), space),
+      dst.buffer);
+  auto loop = ParallelOp::create(b, loc, chunkShape);
+  loop.setLayoutAttr(layout);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&loop.getBody().front());
+  SmallVector<Value> ivs(loop.getInductionVars());
+  ivs.back() = b.createOrFold<arith::MulIOp>(
+      loc, ivs.back(), arith::ConstantIndexOp::create(b, loc, vector));
+  SmallVector<Value> srcIndices = src.indices(b, loc, ivs, elementShape);
+  // A chunk is inside the tensor or outside it as a whole: the tensor's
+  // rows are whole chunks.
+  Value valid = src.inBounds(b, loc, srcIndices);
+  Value srcElements;
+  if (valid) {
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    for (Value &index : srcIndices)
+      index = arith::SelectOp::create(b, loc, valid, index, zero);
+    srcElements = arith::SelectOp::create(
+        b, loc, valid, arith::ConstantIndexOp::create(b, loc, vector), zero);
+  }
+  nvgpu::DeviceAsyncCopyOp::create(
+      b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), dstView, ivs,
+      src.buffer, srcIndices, b.getIndexAttr(vector), srcElements,
+      chunkBytes == 16 ? b.getUnitAttr() : UnitAttr());
+  copy.erase();
+  return success();
+}
+
 void lowerFill(Operation *op, Value buffer, Value value) {
   OpBuilder b(op);
   Location loc = op->getLoc();
@@ -254,7 +349,8 @@ struct LowerCopiesPass
     });
     for (Operation *op : ops) {
       if (auto copy = dyn_cast<CopyOp>(op)) {
-        lowerCopy(copy);
+        if (!copy.getAsync() || failed(lowerAsyncCopy(copy)))
+          lowerCopy(copy);
       } else if (auto fill = dyn_cast<FillOp>(op)) {
         lowerFill(fill, fill.getBuffer(), fill.getValue());
       } else if (auto clear = dyn_cast<ClearOp>(op)) {

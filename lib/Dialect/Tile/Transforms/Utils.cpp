@@ -8,6 +8,10 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/AffineExpr.h"
+#include "mlir/IR/Matchers.h"
+
+#include <functional>
+#include <numeric>
 
 using namespace mlir;
 
@@ -85,4 +89,33 @@ std::string tilec::tile::describeFragment(Value fragment) {
     if (auto name = dyn_cast<NameLoc>(def->getLoc()))
       return ("fragment '" + name.getName().getValue() + "'").str();
   return "a fragment";
+}
+
+int64_t tilec::tile::getKnownDivisor(Value value) {
+  constexpr int64_t kAll = int64_t(1) << 62;
+  // Bounded, so that long chains of index arithmetic stay cheap.
+  std::function<int64_t(Value, unsigned)> divisor = [&](Value v,
+                                                        unsigned depth) {
+    APInt constant;
+    if (matchPattern(v, m_ConstantInt(&constant))) {
+      int64_t c = constant.getSExtValue();
+      return c == 0 ? kAll : std::min<int64_t>(kAll, c < 0 ? -c : c);
+    }
+    Operation *op = v.getDefiningOp();
+    if (!op || depth > 16)
+      return int64_t(1);
+    if (isa<arith::MulIOp>(op)) {
+      int64_t a = divisor(op->getOperand(0), depth + 1);
+      int64_t b = divisor(op->getOperand(1), depth + 1);
+      return a >= kAll / b ? kAll : a * b;
+    }
+    if (isa<arith::AddIOp, arith::SubIOp>(op))
+      return std::gcd(divisor(op->getOperand(0), depth + 1),
+                      divisor(op->getOperand(1), depth + 1));
+    if (isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp,
+            arith::ExtUIOp>(op))
+      return divisor(op->getOperand(0), depth + 1);
+    return int64_t(1);
+  };
+  return divisor(value, 0);
 }

@@ -157,9 +157,15 @@ def Tile_CopyOp : Tile_Op<"copy", [Tile_InKernel, AttrSizedOperandSegments]> {
     destination region outside the destination buffer are not written. A
     region written without offsets and extents is the whole buffer.
 
+    An `async` copy (global to shared memory only) may complete after the
+    op: the pipelining pass marks the copies it overlaps with later
+    iterations and synchronizes them itself (cp.async on NVIDIA).
+
     ```mlir
     tile.copy %A[%row, %k] [128, 32] to %A_shared
         : memref<1024x1024xf16>, memref<128x32xf16, #tile.shared>
+    tile.copy async %A[%row, %k] [128, 32] to %A_stage
+        : memref<1024x1024xf16>, memref<128x32xf16, strided<[32, 1], offset: ?>, #tile.shared>
     ```
   }];
   let arguments = (ins
@@ -170,7 +176,8 @@ def Tile_CopyOp : Tile_Op<"copy", [Tile_InKernel, AttrSizedOperandSegments]> {
     Arg<AnyMemRef, "the buffer written", [MemWrite]>:$dest,
     Variadic<Index>:$dest_offsets,
     DenseI64ArrayAttr:$static_dest_offsets,
-    DenseI64ArrayAttr:$dest_extents
+    DenseI64ArrayAttr:$dest_extents,
+    UnitAttr:$async
   );
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;

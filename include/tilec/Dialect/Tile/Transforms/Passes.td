@@ -9,6 +9,34 @@
 
 include "mlir/Pass/PassBase.td"
 
+def TilePipeline : Pass<"tile-pipeline", "mlir::func::FuncOp"> {
+  let summary = "Overlap the copies of T.Pipelined loops with compute";
+  let description = [{
+    Software-pipelines every `tile.pipelined` loop with two or more stages
+    on targets with asynchronous copies. The body's copies from global
+    memory into shared buffers that only the loop reads are issued
+    `num_stages - 1` iterations ahead, as `async` copies into
+    `num_stages` copies of their buffers (a leading dimension, indexed
+    `k % num_stages`); the first `num_stages - 1` are issued before the
+    loop. Every iteration first waits until at most `num_stages - 2` groups
+    of copies are in flight (`cp.async.wait_group`) and synchronizes the
+    block, then issues the copies of iteration `k + num_stages - 1` as one
+    group, then runs the rest of the body on its own stage. Copies whose
+    operands are not computed by side-effect-free ops, or whose buffers
+    are written elsewhere or read after the loop, stay in place. Without
+    `async-copies`, loops run as written.
+  }];
+  let options = [
+    Option<"asyncCopies", "async-copies", "bool", "false",
+           "The target has cp.async (NVIDIA sm_80 and later)">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::gpu::GPUDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::NVVM::NVVMDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def TileLowerCopies : Pass<"tile-lower-copies", "mlir::func::FuncOp"> {
   let summary = "Rewrite copies, fills, clears and atomic adds as loops";
   let description = [{
@@ -20,9 +48,17 @@ def TileLowerCopies : Pass<"tile-lower-copies", "mlir::func::FuncOp"> {
     give zero and writes outside the destination are skipped, as
     `tile.copy` defines; the bounds checks are only emitted where a region
     can leave its buffer.
+
+    An `async` copy becomes cp.async (`nvgpu.device_async_copy`) of 16-,
+    8- or 4-byte chunks, zero-filled outside the tensor, in a loop whose
+    layout gives consecutive chunks to consecutive threads; where chunks
+    would not be aligned in both buffers, or the copy converts elements,
+    it is copied synchronously like any other.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::gpu::GPUDialect",
                            "::mlir::memref::MemRefDialect",
+                           "::mlir::nvgpu::NVGPUDialect",
                            "::mlir::scf::SCFDialect"];
 }
 
@@ -93,6 +129,24 @@ def TileDistribute : Pass<"tile-distribute", "mlir::func::FuncOp"> {
                            "::mlir::nvgpu::NVGPUDialect",
                            "::mlir::scf::SCFDialect",
                            "::mlir::vector::VectorDialect"];
+}
+
+def TileSwizzleShared : Pass<"tile-swizzle-shared", "mlir::func::FuncOp"> {
+  let summary = "Swizzle shared tiles so that ldmatrix is free of bank "
+                "conflicts";
+  let description = [{
+    Gives each shared buffer that ldmatrix reads, or that
+    `tile.annotate_layout` gives a swizzled layout, an XOR swizzle of the
+    elements of its tiles (its last two dimensions): rows of 128 bytes or
+    more XOR their 16-byte chunk index with the row index, shorter rows
+    with the index of their 128-byte line, so that eight rows read at one
+    column hit eight different bank groups. The swizzle is applied by
+    rewriting the indices of every load, store, ldmatrix and cp.async of
+    the buffer (and of its pipeline stages), and recorded as the buffer's
+    `layout`. A buffer with an access of another kind keeps its plain
+    layout (with a warning when a swizzle was annotated).
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
 def TileLowerLoops : Pass<"tile-lower-loops", "mlir::func::FuncOp"> {

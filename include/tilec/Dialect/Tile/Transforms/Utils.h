@@ -29,6 +29,11 @@ mlir::Value createZero(mlir::OpBuilder &builder, mlir::Location loc,
 mlir::Value emitNonNegativeAffine(mlir::OpBuilder &builder, mlir::Location loc,
                                   mlir::AffineExpr expr, mlir::ValueRange dims);
 
+/// A number that `value` (an integer or index) is known to be a multiple
+/// of, from the arithmetic that computes it: 64 for `bx * 64 + 128`, 1 when
+/// nothing is known. Zero is a multiple of everything (2^62 stands for it).
+int64_t getKnownDivisor(mlir::Value value);
+
 /// How a diagnostic names a fragment: "fragment 'acc'" when the front end
 /// named it, "a fragment" otherwise.
 std::string describeFragment(mlir::Value fragment);

@@ -1,0 +1,229 @@
+#!/usr/bin/env python3
+"""GEMM throughput of tilec's tensor-core kernel against cuBLAS (through
+torch) and a Triton matmul, all measured in one run, with tilec's compile
+time per kernel.
+
+    bench/gemm/bench.py build --out DIR   # where tilec runs
+    bench/gemm/bench.py run --out DIR --log bench/results/NAME.md
+
+The kernel is test/gpu/kernels/gemm.tile (C = A B, or A B^T for the NT
+shapes) with 128x128x32 blocks, 128 threads and 3 pipeline stages.
+"""
+
+import argparse
+import datetime
+import json
+import os
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+HERE = os.path.join(ROOT, "bench", "gemm")
+KERNEL = os.path.join(ROOT, "test", "gpu", "kernels", "gemm.tile")
+
+# TileLang's M0-M7 problem sizes (M, N, K), then square ones.
+SHAPES = [(4096, 1024, 8192), (4096, 8192, 8192), (4096, 28672, 8192),
+          (4096, 8192, 28672), (8192, 1024, 8192), (8192, 8192, 8192),
+          (8192, 28672, 8192), (8192, 8192, 28672)]
+
+
+def cases():
+    out = []
+    for dtype in ("float16", "bfloat16"):
+        for m in (4096, 8192):
+            out.append((m, m, m, dtype, False))
+    for m, n, k in SHAPES:
+        out.append((m, n, k, "float16", False))
+    out.append((4096, 4096, 4096, "float16", True))
+    return out
+
+
+def describe_commit():
+    def git(*argv):
+        return subprocess.run(["git", "-C", ROOT, *argv], capture_output=True,
+                              text=True).stdout.strip()
+    commit = git("rev-parse", "--short=12", "HEAD") or "unknown"
+    dirty = git("status", "--porcelain", "--untracked-files=no")
+    return commit + (" (with local changes)" if dirty else "")
+
+
+def build(args):
+    os.makedirs(args.out, exist_ok=True)
+    cuda = os.environ.get("CUDA_PATH", "/usr/local/cuda")
+    manifest = []
+    for i, (m, n, k, dtype, trans_b) in enumerate(cases()):
+        base = os.path.join(args.out, f"gemm{i}")
+        cmd = [args.tilec, KERNEL, "--arch", args.arch, "-o", base + ".cubin",
+               "-D", f"M={m}", "-D", f"N={n}", "-D", f"K={k}",
+               "-D", f"in_dtype={dtype}", "-D", f"out_dtype={dtype}",
+               "-D", f"trans_B={trans_b}"]
+        times = []
+        for _ in range(3):
+            start = time.perf_counter()
+            subprocess.run(cmd, check=True)
+            times.append(time.perf_counter() - start)
+        exe = base + ".bench"
+        subprocess.run(["g++", "-std=c++17", "-O2", "-I", cuda + "/include",
+                        "-include", base + ".h", f"-DBENCH_M={m}",
+                        f"-DBENCH_N={n}", f"-DBENCH_K={k}",
+                        f"-DBENCH_BF16={int(dtype == 'bfloat16')}",
+                        os.path.join(HERE, "bench.cpp"), "-o", exe,
+                        "-L", cuda + "/lib64/stubs", "-lcuda"], check=True)
+        manifest.append({"m": m, "n": n, "k": k, "dtype": dtype,
+                         "trans_b": trans_b, "exe": os.path.basename(exe),
+                         "compile_s": sorted(times)[1]})
+        print(f"built {m}x{n}x{k} {dtype}{' NT' if trans_b else ''}: "
+              f"tilec {sorted(times)[1]:.2f} s")
+    with open(os.path.join(args.out, "manifest.json"), "w") as f:
+        json.dump({"commit": describe_commit(), "arch": args.arch,
+                   "cases": manifest}, f, indent=1)
+    return 0
+
+
+def median_ms(fn, torch):
+    for _ in range(3):
+        fn()
+    torch.cuda.synchronize()
+    start = torch.cuda.Event(enable_timing=True)
+    stop = torch.cuda.Event(enable_timing=True)
+    start.record()
+    fn()
+    stop.record()
+    stop.synchronize()
+    inner = max(1, min(100, int(20.0 / max(start.elapsed_time(stop), 1e-3))))
+    times = []
+    for _ in range(21):
+        start.record()
+        for _ in range(inner):
+            fn()
+        stop.record()
+        stop.synchronize()
+        times.append(start.elapsed_time(stop) / inner)
+    return sorted(times)[len(times) // 2]
+
+
+def triton_matmul():
+    """A plain Triton matmul (fixed tiles, no autotuning), or None."""
+    try:
+        import triton
+        import triton.language as tl
+    except ImportError:
+        return None
+
+    @triton.jit
+    def kernel(a, b, c, m, n, k, sam, sak, sbk, sbn, scm, scn,
+               BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+               GROUP: tl.constexpr):
+        pid = tl.program_id(0)
+        blocks_m = tl.cdiv(m, BM)
+        blocks_n = tl.cdiv(n, BN)
+        group = pid // (GROUP * blocks_n)
+        first_m = group * GROUP
+        rows = min(blocks_m - first_m, GROUP)
+        pm = first_m + (pid % (GROUP * blocks_n)) % rows
+        pn = (pid % (GROUP * blocks_n)) // rows
+        rm = pm * BM + tl.arange(0, BM)
+        rn = pn * BN + tl.arange(0, BN)
+        rk = tl.arange(0, BK)
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for kk in range(0, tl.cdiv(k, BK)):
+            offs = kk * BK + rk
+            x = tl.load(a + rm[:, None] * sam + offs[None, :] * sak,
+                        mask=(rm[:, None] < m) & (offs[None, :] < k), other=0.0)
+            y = tl.load(b + offs[:, None] * sbk + rn[None, :] * sbn,
+                        mask=(offs[:, None] < k) & (rn[None, :] < n), other=0.0)
+            acc += tl.dot(x, y)
+        tl.store(c + rm[:, None] * scm + rn[None, :] * scn,
+                 acc.to(c.dtype.element_ty),
+                 mask=(rm[:, None] < m) & (rn[None, :] < n))
+
+    def run(x, y, out):
+        m, k = x.shape
+        n = y.shape[1]
+        grid = (triton.cdiv(m, 128) * triton.cdiv(n, 256),)
+        kernel[grid](x, y, out, m, n, k, x.stride(0), x.stride(1),
+                     y.stride(0), y.stride(1), out.stride(0), out.stride(1),
+                     BM=128, BN=256, BK=64, GROUP=8, num_warps=8,
+                     num_stages=3)
+    return run
+
+
+def device_name():
+    out = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version",
+                          "--format=csv,noheader", "-i", "0"],
+                         capture_output=True, text=True).stdout.strip()
+    return out or "unknown"
+
+
+def run(args):
+    import torch
+    with open(os.path.join(args.out, "manifest.json")) as f:
+        recorded = json.load(f)
+    triton_mm = triton_matmul()
+    rows = []
+    for case in recorded["cases"]:
+        m, n, k = case["m"], case["n"], case["k"]
+        result = subprocess.run([os.path.join(args.out, case["exe"])],
+                                capture_output=True, text=True)
+        if result.returncode != 0:
+            print(f"FAILED {m}x{n}x{k}: {result.stderr}")
+            tilec_ms = None
+        else:
+            tilec_ms = json.loads(result.stdout)["ms"]
+        t = getattr(torch, case["dtype"])
+        a = torch.randn(m, k, device="cuda", dtype=t)
+        b = torch.randn(n, k, device="cuda", dtype=t).t() if case["trans_b"] \
+            else torch.randn(k, n, device="cuda", dtype=t)
+        out = torch.empty(m, n, device="cuda", dtype=t)
+        cublas_ms = median_ms(lambda: torch.matmul(a, b, out=out), torch)
+        triton_ms = None
+        if triton_mm is not None:
+            try:
+                triton_ms = median_ms(lambda: triton_mm(a, b, out), torch)
+            except Exception as error:  # a Triton failure is not ours
+                print(f"triton failed at {m}x{n}x{k}: {error}")
+        del a, b, out
+        torch.cuda.empty_cache()
+        flops = 2.0 * m * n * k
+        rows.append((case, tilec_ms, cublas_ms, triton_ms, flops))
+
+    tf = lambda ms, flops: f"{flops / ms / 1e9:.0f}" if ms else "n/a"
+    lines = [f"# GEMM on tensor cores (mma.sync path), {datetime.date.today().isoformat()}",
+             "",
+             f"- commit: {recorded['commit']}; tilec --arch {recorded['arch']}",
+             f"- device: {device_name()}",
+             "- kernel: test/gpu/kernels/gemm.tile, 128x128x32 blocks, 128 threads, 3 stages",
+             "- times: medians of 21 samples (CUDA events); cuBLAS through torch.matmul;",
+             "  Triton: a plain matmul, 128x256x64 tiles, 8 warps, 3 stages",
+             "",
+             "| M x N x K | dtype | tilec ms | tilec TFLOP/s | cuBLAS TFLOP/s | tilec / cuBLAS | Triton TFLOP/s | tilec compile s |",
+             "|---|---|---|---|---|---|---|---|"]
+    for case, tilec_ms, cublas_ms, triton_ms, flops in rows:
+        ratio = f"{cublas_ms / tilec_ms:.2f}" if tilec_ms else "n/a"
+        shape = f"{case['m']}x{case['n']}x{case['k']}" + (" (NT)" if case["trans_b"] else "")
+        lines.append(f"| {shape} | {case['dtype']} | "
+                     f"{tilec_ms:.3f} | " if tilec_ms else f"| {shape} | {case['dtype']} | n/a | ")
+        lines[-1] += (f"{tf(tilec_ms, flops)} | {tf(cublas_ms, flops)} | {ratio} | "
+                      f"{tf(triton_ms, flops)} | {case['compile_s']:.2f} |")
+    table = "\n".join(lines) + "\n"
+    print(table)
+    if args.log:
+        with open(args.log, "w") as f:
+            f.write(table)
+    return 0
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("step", choices=["build", "run"])
+    parser.add_argument("--out", default=os.path.join(ROOT, "build", "bench-gemm"))
+    parser.add_argument("--tilec", default=os.path.join(ROOT, "build", "bin", "tilec"))
+    parser.add_argument("--arch", default="sm_90a")
+    parser.add_argument("--log")
+    args = parser.parse_args()
+    return build(args) if args.step == "build" else run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,83 @@
+// RUN: tilec-opt %s --split-input-file --tile-pipeline=async-copies=1 | FileCheck %s
+// RUN: tilec-opt %s --split-input-file --tile-pipeline | FileCheck %s --check-prefix=SYNC
+
+// Three stages: the shared tiles get three copies; the copies of the first
+// two iterations are issued before the loop (each only if the loop runs
+// that far), and every iteration waits for its own stage, synchronizes,
+// issues the copy two iterations ahead, and computes on stage k % 3.
+// CHECK-LABEL: func.func @gemm
+// CHECK: %[[AS:.*]] = tile.alloc_shared : memref<3x128x32xf16, #tile.shared>
+// CHECK: %[[BS:.*]] = tile.alloc_shared : memref<3x32x128xf16, #tile.shared>
+// CHECK: scf.if
+// CHECK:   %[[A0:.*]] = memref.subview %[[AS]][%c0{{.*}}, 0, 0] [1, 128, 32] [1, 1, 1]
+// CHECK:   tile.copy async %arg0[{{.*}}] [128, 32] to %[[A0]]
+// CHECK:   tile.copy async %arg1[{{.*}}] [32, 128] to %{{.*}}
+// CHECK: nvvm.cp.async.commit.group
+// CHECK: scf.if
+// CHECK:   tile.copy async
+// CHECK:   tile.copy async
+// CHECK: nvvm.cp.async.commit.group
+// CHECK: tile.pipelined %[[K:.*]] = %c0 to %[[N:.*]] stages(3) {
+// CHECK-NEXT: nvvm.cp.async.wait.group 1
+// CHECK-NEXT: gpu.barrier
+// CHECK: %[[AHEAD:.*]] = arith.addi %[[K]], %c2
+// CHECK: %[[INRANGE:.*]] = arith.cmpi slt, %[[AHEAD]], %[[N]]
+// CHECK: scf.if %[[INRANGE]] {
+// CHECK:   tile.copy async
+// CHECK:   tile.copy async
+// CHECK: nvvm.cp.async.commit.group
+// CHECK: %[[CUR:.*]] = arith.remui %{{.*}}, %c3
+// CHECK: %[[A:.*]] = memref.subview %[[AS]][%[[CUR]], 0, 0] [1, 128, 32] [1, 1, 1] : memref<3x128x32xf16, #tile.shared> to memref<128x32xf16, strided<[32, 1], offset: ?>, #tile.shared>
+// CHECK: %[[B:.*]] = memref.subview %[[BS]][%[[CUR]], 0, 0]
+// CHECK: tile.gemm %[[A]], %[[B]], %{{.*}} :
+// CHECK: }
+// CHECK-NEXT: nvvm.cp.async.wait.group 0
+// Without asynchronous copies, the loop is left alone.
+// SYNC-LABEL: func.func @gemm
+// SYNC-NOT: async
+// SYNC: tile.alloc_shared : memref<128x32xf16, #tile.shared>
+func.func @gemm(%a: memref<1024x1024xf16>, %b: memref<1024x1024xf16>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c8 = arith.constant 8 : index
+  %c32 = arith.constant 32 : index
+  tile.kernel blocks(%bx, %by) in (%c8, %c8) threads(128) {
+    %as = tile.alloc_shared : memref<128x32xf16, #tile.shared>
+    %bs = tile.alloc_shared : memref<32x128xf16, #tile.shared>
+    %acc = tile.alloc_fragment : memref<128x128xf32, #tile.fragment>
+    tile.pipelined %k = %c0 to %n stages(3) {
+      %kk = arith.muli %k, %c32 : index
+      tile.copy %a[%bx, %kk] [128, 32] to %as : memref<1024x1024xf16>, memref<128x32xf16, #tile.shared>
+      tile.copy %b[%kk, %by] [32, 128] to %bs : memref<1024x1024xf16>, memref<32x128xf16, #tile.shared>
+      tile.gemm %as, %bs, %acc : memref<128x32xf16, #tile.shared>, memref<32x128xf16, #tile.shared>, memref<128x128xf32, #tile.fragment>
+    }
+  }
+  return
+}
+
+// -----
+
+// A copy whose buffer is also read after the loop stays where it is, and a
+// loop with one stage is not pipelined.
+// CHECK-LABEL: func.func @not_pipelined
+// CHECK-NOT: async
+// CHECK-NOT: nvvm.cp.async
+func.func @not_pipelined(%a: memref<1024xf32>, %out: memref<64xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  tile.kernel blocks(%bx) in (%c1) threads(64) {
+    %s = tile.alloc_shared : memref<64xf32, #tile.shared>
+    %t = tile.alloc_shared : memref<64xf32, #tile.shared>
+    tile.pipelined %k = %c0 to %n stages(2) {
+      %o = arith.muli %k, %c64 : index
+      tile.copy %a[%o] [64] to %s : memref<1024xf32>, memref<64xf32, #tile.shared>
+    }
+    tile.copy %s to %out : memref<64xf32, #tile.shared>, memref<64xf32>
+    tile.pipelined %k = %c0 to %n stages(1) {
+      %o = arith.muli %k, %c64 : index
+      tile.copy %a[%o] [64] to %t : memref<1024xf32>, memref<64xf32, #tile.shared>
+      tile.copy %t to %out : memref<64xf32, #tile.shared>, memref<64xf32>
+    }
+  }
+  return
+}
