@@ -233,6 +233,16 @@ FragmentLayoutAttr tilec::makeReplicatedLayout(MLIRContext *context,
 // Shared memory
 //===----------------------------------------------------------------------===//
 
+AffineMap tilec::getRowMajorMap(MLIRContext *context, ArrayRef<int64_t> shape) {
+  AffineExpr offset = getAffineConstantExpr(0, context);
+  int64_t stride = 1;
+  for (int64_t dim = shape.size() - 1; dim >= 0; --dim) {
+    offset = offset + getAffineDimExpr(dim, context) * stride;
+    stride *= shape[dim];
+  }
+  return AffineMap::get(shape.size(), 0, offset);
+}
+
 SwizzleAttr tilec::chooseSharedSwizzle(MLIRContext *context, int64_t rowLength,
                                        int64_t elementBytes) {
   if (elementBytes <= 0 || 16 % elementBytes != 0 ||

@@ -37,7 +37,8 @@ static LogicalResult addPipeline(OpPassManager &pm, StringRef pipeline) {
   return failure();
 }
 
-static void addTilePipeline(PassManager &pm, const CompileOptions &options) {
+/// Up to Stage::Layouts: pipelining, copies as loops, layouts chosen.
+static void addLayoutPipeline(PassManager &pm, const CompileOptions &options) {
   OpPassManager &fpm = pm.nest<func::FuncOp>();
   tile::TilePipelineOptions pipeline;
   pipeline.asyncCopies = options.target->isNVIDIA();
@@ -46,6 +47,11 @@ static void addTilePipeline(PassManager &pm, const CompileOptions &options) {
   tile::TileInferLayoutsOptions layouts;
   layouts.mmaSync = options.target->isNVIDIA();
   fpm.addPass(tile::createTileInferLayouts(layouts));
+}
+
+/// From Stage::Layouts to Stage::GPU: per-thread code in a gpu.module.
+static void addTilePipeline(PassManager &pm) {
+  OpPassManager &fpm = pm.nest<func::FuncOp>();
   fpm.addPass(tile::createTileInsertBarriers());
   fpm.addPass(tile::createTileDistribute());
   fpm.addPass(tile::createTileSwizzleShared());
@@ -121,8 +127,10 @@ tilec::lowerModule(ModuleOp module, const CompileOptions &options, Stage from,
   PassManager pm(module.getContext());
   if (configure && failed(configure(pm)))
     return failure();
+  if (from < Stage::Layouts && to >= Stage::Layouts)
+    addLayoutPipeline(pm, options);
   if (from < Stage::GPU && to >= Stage::GPU)
-    addTilePipeline(pm, options);
+    addTilePipeline(pm);
   if (from < Stage::LLVM && to >= Stage::LLVM &&
       failed(addDevicePipeline(pm, options)))
     return failure();

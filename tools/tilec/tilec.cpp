@@ -53,7 +53,7 @@ struct Options {
 };
 
 /// What --emit produces.
-enum class Emit { AST, Tile, GPU, LLVM, Assembly, Binary, Header };
+enum class Emit { AST, Tile, Layouts, GPU, LLVM, Assembly, Binary, Header };
 
 /// A file to write once everything has succeeded.
 struct Artifact {
@@ -154,8 +154,15 @@ compileBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer, const Job &job,
     }
 
     const CompileOptions &options = job.compile;
-    if (mlir::failed(
-            lowerModule(*module, options, Stage::Tile, Stage::GPU, configure)))
+    if (mlir::failed(lowerModule(*module, options, Stage::Tile, Stage::Layouts,
+                                 configure)))
+      return mlir::failure();
+    if (job.emit == Emit::Layouts) {
+      printLayouts(*module, os);
+      return mlir::success();
+    }
+    if (mlir::failed(lowerModule(*module, options, Stage::Layouts, Stage::GPU,
+                                 configure)))
       return mlir::failure();
     if (job.emit == Emit::GPU) {
       os << printModule(*module);
@@ -279,6 +286,7 @@ static std::optional<Emit> chooseEmit(const Options &options,
   return llvm::StringSwitch<std::optional<Emit>>(emit)
       .Case("ast", Emit::AST)
       .Case("tile", Emit::Tile)
+      .Case("layouts", Emit::Layouts)
       .Case("gpu", Emit::GPU)
       .Case("llvm", Emit::LLVM)
       .Cases({"ptx", "isa"}, Emit::Assembly)
@@ -397,13 +405,14 @@ int main(int argc, char **argv) {
   app.add_option("--arch", options.arch, archHelp);
   app.add_option("--emit", options.emit,
                  "What to produce: ast (the syntax tree), tile (the tile "
-                 "dialect), gpu (per-thread code in a gpu.module), llvm (the "
+                 "dialect), layouts (every buffer's layout, in words), gpu "
+                 "(per-thread code in a gpu.module), llvm (the "
                  "LLVM dialect), ptx or isa (assembly), cubin or hsaco (the "
                  "binary, with its C header beside it), header (the header "
                  "alone). Without --emit, the -o suffix decides (.cubin, "
                  ".hsaco, .ptx, .s, .h), and tile otherwise")
-      ->check(CLI::IsMember({"ast", "tile", "gpu", "llvm", "ptx", "isa",
-                             "cubin", "hsaco", "header"}));
+      ->check(CLI::IsMember({"ast", "tile", "layouts", "gpu", "llvm", "ptx",
+                             "isa", "cubin", "hsaco", "header"}));
   app.add_option("--header", options.header,
                  "Where the C header goes when a binary is written (default: "
                  "the output with .h)");

@@ -11,6 +11,7 @@
 
 #include "tilec/Dialect/Tile/IR/TileAttrs.h"
 
+#include "mlir/IR/AffineMap.h"
 #include "mlir/Support/LLVM.h"
 
 #include <string>
@@ -75,6 +76,10 @@ tile::FragmentLayoutAttr makeReplicatedLayout(mlir::MLIRContext *context,
 //===----------------------------------------------------------------------===//
 // Shared memory
 //===----------------------------------------------------------------------===//
+
+/// The row-major offset map of `shape`: (d0, ..., dn) -> d0 * s0 + ... + dn.
+mlir::AffineMap getRowMajorMap(mlir::MLIRContext *context,
+                               llvm::ArrayRef<int64_t> shape);
 
 /// The XOR swizzle tilec gives a shared tile whose rows are `rowLength`
 /// elements of `elementBytes` bytes, or null when the rows are not a power

@@ -36,6 +36,9 @@ struct CompileOptions {
 enum class Stage {
   /// The tile dialect as the front end produced it.
   Tile,
+  /// The tile dialect with copies as loops and every fragment, loop and
+  /// gemm operand tile given its layout.
+  Layouts,
   /// Per-thread code outlined into a gpu.module, host side launching it.
   GPU,
   /// The gpu.module in the LLVM dialect (NVVM or ROCDL).
@@ -65,6 +68,11 @@ mlir::FailureOr<ModuleInfo> describeKernels(mlir::ModuleOp module,
                                             const CompileOptions &options,
                                             llvm::StringRef prefix,
                                             llvm::StringRef sourceName);
+
+/// Writes the layout of every buffer of a module at Stage::Layouts, one
+/// line each, in words: where its elements live and how they are spread
+/// over threads, registers or shared-memory banks.
+void printLayouts(mlir::ModuleOp module, llvm::raw_ostream &os);
 
 /// The default toolkit paths: $CUDA_PATH or /usr/local/cuda; for ROCm, the
 /// directory installed beside tilec (`argv0`'s ../lib/tilec/rocm).

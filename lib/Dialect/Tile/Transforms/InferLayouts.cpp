@@ -74,6 +74,20 @@ bool writesLocalBuffer(ParallelOp loop) {
   return result.wasInterrupted();
 }
 
+/// The shared allocation `value` is, or a view (a pipeline stage) of.
+AllocSharedOp getSharedAlloc(Value value) {
+  while (auto subview = value.getDefiningOp<memref::SubViewOp>())
+    value = subview.getSource();
+  return value.getDefiningOp<AllocSharedOp>();
+}
+
+/// Whether `tile.annotate_layout` fixes `alloc`'s layout.
+bool isAnnotated(AllocSharedOp alloc) {
+  return llvm::any_of(alloc->getUsers(), [](Operation *user) {
+    return isa<AnnotateLayoutOp>(user);
+  });
+}
+
 class LayoutSolver {
 public:
   LayoutSolver(KernelOp kernel, int64_t maxVectorBytes, bool mmaSync)
@@ -223,6 +237,19 @@ LogicalResult LayoutSolver::seedGemmLayouts() {
                          << message;
       return WalkResult::advance();
     }
+    // The tiles ldmatrix will read get a bank-conflict-free swizzle,
+    // unless an annotation or an earlier choice gave them a layout.
+    for (Value operand : {gemm.getA(), gemm.getB()})
+      if (auto alloc = getSharedAlloc(operand))
+        if (!alloc.getLayoutAttr() && !isAnnotated(alloc)) {
+          MemRefType type = alloc.getType();
+          if (SwizzleAttr swizzle = chooseSharedSwizzle(
+                  kernel.getContext(), type.getShape().back(),
+                  type.getElementTypeBitWidth() / 8))
+            alloc.setLayoutAttr(SharedLayoutAttr::get(
+                kernel.getContext(), type.getShape(),
+                getRowMajorMap(kernel.getContext(), type.getShape()), swizzle));
+        }
     bool changed = false;
     if (AllocFragmentOp c = getFragment(gemm.getC()))
       if (failed(require(

@@ -20,6 +20,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tilec/Analysis/FragmentLayouts.h"
 #include "tilec/Dialect/Tile/IR/TileOps.h"
 #include "tilec/Dialect/Tile/Transforms/Passes.h"
 
@@ -38,6 +39,7 @@ namespace tilec::tile {
 } // namespace tilec::tile
 
 using namespace mlir;
+using namespace tilec;
 using namespace tilec::tile;
 
 namespace {
@@ -111,17 +113,6 @@ Value stageView(OpBuilder &b, Location loc, Value buffers, Value stage) {
       type.getShape().drop_front(), type, offsets, sizes, strides);
   return memref::SubViewOp::create(b, loc, cast<MemRefType>(viewType), buffers,
                                    offsets, sizes, strides);
-}
-
-/// The row-major offset map of `shape`.
-AffineMap rowMajorMap(MLIRContext *context, ArrayRef<int64_t> shape) {
-  AffineExpr offset = getAffineConstantExpr(0, context);
-  int64_t stride = 1;
-  for (int64_t dim = shape.size() - 1; dim >= 0; --dim) {
-    offset = offset + getAffineDimExpr(dim, context) * stride;
-    stride *= shape[dim];
-  }
-  return AffineMap::get(shape.size(), 0, offset);
 }
 
 class LoopPipeliner {
@@ -198,7 +189,7 @@ void LoopPipeliner::run() {
       Attribute layout = annotate.getLayout();
       if (auto shared = dyn_cast<SharedLayoutAttr>(layout))
         layout = SharedLayoutAttr::get(b.getContext(), shape,
-                                       rowMajorMap(b.getContext(), shape),
+                                       getRowMajorMap(b.getContext(), shape),
                                        shared.getSwizzle());
       AnnotateLayoutOp::create(ab, annotate.getLoc(), multi, layout);
       annotate.erase();

@@ -119,17 +119,6 @@ void swizzleIndices(Access &access, SwizzleAttr swizzle, int64_t rowLength) {
       arith::AndIOp::create(b, loc, swizzled, constant(rowLength - 1)));
 }
 
-/// The row-major offset map of `shape`.
-AffineMap rowMajorMap(MLIRContext *context, ArrayRef<int64_t> shape) {
-  AffineExpr offset = getAffineConstantExpr(0, context);
-  int64_t stride = 1;
-  for (int64_t dim = shape.size() - 1; dim >= 0; --dim) {
-    offset = offset + getAffineDimExpr(dim, context) * stride;
-    stride *= shape[dim];
-  }
-  return AffineMap::get(shape.size(), 0, offset);
-}
-
 /// The swizzle of `alloc`'s annotation, if it has one.
 FailureOr<SwizzleAttr> annotatedSwizzle(AllocSharedOp alloc) {
   for (Operation *user : alloc->getUsers()) {
@@ -140,7 +129,8 @@ FailureOr<SwizzleAttr> annotatedSwizzle(AllocSharedOp alloc) {
     if (!layout)
       continue;
     // Only the row-major map is understood; its swizzle is what matters.
-    if (layout.getMap() != rowMajorMap(alloc.getContext(), layout.getShape()))
+    if (layout.getMap() !=
+        getRowMajorMap(alloc.getContext(), layout.getShape()))
       return annotate.emitError()
              << "shared layouts with a map other than row-major are not "
                 "supported yet";
@@ -167,7 +157,11 @@ struct SwizzleSharedPass
       FailureOr<SwizzleAttr> annotated = annotatedSwizzle(alloc);
       if (failed(annotated))
         return signalPassFailure();
+      // The annotation, else what layout inference planned, else (for IR
+      // that did not go through it) the choice for ldmatrix tiles.
       SwizzleAttr swizzle = *annotated;
+      if (!swizzle && alloc.getLayoutAttr())
+        swizzle = alloc.getLayoutAttr().getSwizzle();
       if (!swizzle && readByLdmatrix)
         swizzle = chooseSharedSwizzle(&getContext(), rowLength,
                                       type.getElementTypeBitWidth() / 8);
@@ -181,6 +175,7 @@ struct SwizzleSharedPass
                   (rows * rowLength) % period == 0 &&
                   rowLength % (int64_t(1) << swizzle.getBase()) == 0;
       if (!understood || !fits) {
+        alloc.removeLayoutAttr();
         if (*annotated)
           alloc.emitWarning() << "the swizzled layout annotated for this "
                                  "buffer is not applied: "
@@ -194,7 +189,7 @@ struct SwizzleSharedPass
         swizzleIndices(access, swizzle, rowLength);
       alloc.setLayoutAttr(SharedLayoutAttr::get(
           &getContext(), type.getShape(),
-          rowMajorMap(&getContext(), type.getShape()), swizzle));
+          getRowMajorMap(&getContext(), type.getShape()), swizzle));
     }
   }
 };

@@ -1,0 +1,117 @@
+//===- LayoutReport.cpp - Buffer layouts in words (--emit=layouts) --------===//
+//
+// Part of tilec.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec/Analysis/FragmentLayouts.h"
+#include "tilec/Dialect/Tile/IR/TileOps.h"
+#include "tilec/Driver/Compiler.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Location.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace tilec;
+using namespace tilec::tile;
+
+/// The .tile name and line of a buffer, from its location.
+static std::string describeName(Operation *alloc) {
+  std::string name = "(unnamed)";
+  Location loc = alloc->getLoc();
+  if (auto named = dyn_cast<NameLoc>(loc)) {
+    name = named.getName().str();
+    loc = named.getChildLoc();
+  }
+  if (auto file = dyn_cast<FileLineColLoc>(loc))
+    name += llvm::formatv(" (line {0})", file.getLine()).str();
+  return name;
+}
+
+static std::string describeShape(MemRefType type) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  llvm::interleave(type.getShape(), os, "x");
+  os << " " << type.getElementType();
+  return text;
+}
+
+static std::string describeFragmentLayout(FragmentLayoutAttr layout) {
+  if (!layout)
+    return "no layout";
+  std::string registers =
+      llvm::formatv("{0} register{1} per thread", layout.getSlots(),
+                    layout.getSlots() == 1 ? "" : "s")
+          .str();
+  if (std::optional<WarpPartition> p = matchMmaAccumulatorLayout(layout))
+    return llvm::formatv("mma.sync accumulator, {0}x{1} warps, {2}", p->warpM,
+                         p->warpN, registers);
+  if (std::optional<WarpPartition> p = matchMmaOperandALayout(layout))
+    return llvm::formatv("mma.sync A operand, {0}x{1} warps, {2}", p->warpM,
+                         p->warpN, registers);
+  if (std::optional<GridLayoutParams> p = matchGridLayout(layout))
+    return llvm::formatv("grid: runs of {0}, {1}x{2} threads (rows x "
+                         "columns), {3}",
+                         p->vector, p->threadRows, p->threadCols, registers);
+  // The rows of an accumulator, as a reduction over its columns leaves
+  // them: each row on the four lanes of its lane group, in every warp of
+  // its row of warps.
+  ArrayRef<int64_t> shape = layout.getShape();
+  int64_t warps = layout.getThreads() / 32;
+  for (int64_t warpM = 1; shape.size() == 1 && warpM <= warps; ++warpM) {
+    if (warps % warpM != 0 || shape[0] % (16 * warpM) != 0)
+      continue;
+    WarpPartition p{warpM, warps / warpM};
+    FailureOr<FragmentLayoutAttr> rows =
+        dropLastDimension(makeMmaAccumulatorLayout(layout.getContext(),
+                                                   shape[0], 8 * p.warpN, p));
+    if (succeeded(rows) && areEquivalentLayouts(*rows, layout))
+      return llvm::formatv("rows of an mma.sync accumulator of {0}x{1} "
+                           "warps, each on the {2} threads of its lane "
+                           "group{3}, {4}",
+                           p.warpM, p.warpN, 4 * p.warpN,
+                           p.warpN > 1 ? "s" : "", registers);
+  }
+  if (layout.getReplicate() == layout.getThreads())
+    return registers + ", every thread holds all of it";
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << registers;
+  if (layout.getReplicate() > 1)
+    os << ", each element on " << layout.getReplicate() << " threads";
+  os << ": " << layout.getMap();
+  return text;
+}
+
+static std::string describeSharedLayout(SharedLayoutAttr layout) {
+  if (!layout || !layout.getSwizzle())
+    return "row-major";
+  SwizzleAttr swizzle = layout.getSwizzle();
+  return llvm::formatv("row-major, XOR swizzle <bits = {0}, base = {1}, "
+                       "shift = {2}>",
+                       swizzle.getBits(), swizzle.getBase(),
+                       swizzle.getShift());
+}
+
+void tilec::printLayouts(ModuleOp module, llvm::raw_ostream &os) {
+  module.walk([&](KernelOp kernel) {
+    auto func = kernel->getParentOfType<func::FuncOp>();
+    os << "kernel " << (func ? func.getSymName() : "?") << ", "
+       << kernel.getNumThreads() << " threads\n";
+    kernel.walk([&](Operation *op) {
+      if (auto fragment = dyn_cast<AllocFragmentOp>(op)) {
+        os << "  " << describeName(op) << ": fragment "
+           << describeShape(fragment.getType()) << ", "
+           << describeFragmentLayout(fragment.getLayoutAttr()) << "\n";
+      } else if (auto shared = dyn_cast<AllocSharedOp>(op)) {
+        os << "  " << describeName(op) << ": shared "
+           << describeShape(shared.getType()) << ", "
+           << describeSharedLayout(shared.getLayoutAttr()) << "\n";
+      } else if (auto local = dyn_cast<AllocLocalOp>(op)) {
+        os << "  " << describeName(op) << ": local "
+           << describeShape(local.getType()) << ", each thread's own\n";
+      }
+    });
+  });
+}
