@@ -57,3 +57,48 @@ func.func @bf16_transposed(%out: memref<16x16xf32>) {
   }
   return
 }
+
+// -----
+
+// int8 takes k32 steps: A's fragments come from ldmatrix (16 bytes a row),
+// B stored K by N cannot be read transposed in bytes and is gathered.
+// CHECK-LABEL: func.func @int8
+// CHECK: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = false} : memref<16x32xi8, #gpu.address_space<workgroup>> -> vector<4x4xi8>
+// CHECK-COUNT-8: memref.load %{{.*}} : memref<32x8xi8, #gpu.address_space<workgroup>>
+// CHECK: nvgpu.mma.sync({{.*}}) {mmaShape = [16, 8, 32]} : (vector<4x4xi8>, vector<2x4xi8>, vector<2x2xi32>) -> vector<2x2xi32>
+func.func @int8(%out: memref<16x8xi32>) {
+  %c1 = arith.constant 1 : index
+  tile.kernel blocks(%bx) in (%c1) threads(32) {
+    %a = tile.alloc_shared : memref<16x32xi8, #tile.shared>
+    %b = tile.alloc_shared : memref<32x8xi8, #tile.shared>
+    %c = tile.alloc_fragment : memref<16x8xi32, #tile.fragment>
+    tile.gemm %a, %b, %c clear_accum : memref<16x32xi8, #tile.shared>, memref<32x8xi8, #tile.shared>, memref<16x8xi32, #tile.fragment>
+    tile.parallel (%i, %j) in (16, 8) {
+      %x = memref.load %c[%i, %j] : memref<16x8xi32, #tile.fragment>
+      memref.store %x, %out[%i, %j] : memref<16x8xi32>
+    }
+  }
+  return
+}
+
+// -----
+
+// f32 operands run as tf32, k8 steps; B stored N by K uses ldmatrix.
+// CHECK-LABEL: func.func @tf32
+// CHECK: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = false} : memref<16x8xf32, #gpu.address_space<workgroup>> -> vector<4x1xf32>
+// CHECK: nvgpu.ldmatrix %{{.*}} {numTiles = 2 : i32, transpose = false} : memref<8x8xf32, #gpu.address_space<workgroup>> -> vector<2x1xf32>
+// CHECK: nvgpu.mma.sync({{.*}}) {mmaShape = [16, 8, 8], tf32Enabled} : (vector<4x1xf32>, vector<2x1xf32>, vector<2x2xf32>) -> vector<2x2xf32>
+func.func @tf32(%out: memref<16x8xf32>) {
+  %c1 = arith.constant 1 : index
+  tile.kernel blocks(%bx) in (%c1) threads(32) {
+    %a = tile.alloc_shared : memref<16x8xf32, #tile.shared>
+    %b = tile.alloc_shared : memref<8x8xf32, #tile.shared>
+    %c = tile.alloc_fragment : memref<16x8xf32, #tile.fragment>
+    tile.gemm %a, %b, %c transpose_b clear_accum : memref<16x8xf32, #tile.shared>, memref<8x8xf32, #tile.shared>, memref<16x8xf32, #tile.fragment>
+    tile.parallel (%i, %j) in (16, 8) {
+      %x = memref.load %c[%i, %j] : memref<16x8xf32, #tile.fragment>
+      memref.store %x, %out[%i, %j] : memref<16x8xf32>
+    }
+  }
+  return
+}

@@ -45,8 +45,8 @@ func.func @attention_like(%out: memref<64x32xf32>) {
 
 // -----
 
-// The square policy splits 128x128 over 4 warps as 2x2; an f32 gemm has no
-// mma.sync form here and keeps the grid layout.
+// The square policy splits 128x128 over 4 warps as 2x2; an f16 gemm with K
+// of 8, less than one mma.sync step, keeps the grid layout.
 // CHECK-DAG: #[[MMA:.*]] = #tile.fragment_layout<[128, 128], threads = 128, slots = 128, (d0, d1) -> (((d0 floordiv 64) * 2 + d1 floordiv 64) * 32
 // CHECK-DAG: #[[GRID:.*]] = #tile.fragment_layout<[64, 64], threads = 128, slots = 32, (d0, d1) -> ((d0 mod 8) * 16
 // CHECK-LABEL: func.func @square
@@ -59,10 +59,10 @@ func.func @square() {
     %b = tile.alloc_shared : memref<32x128xf16, #tile.shared>
     %c = tile.alloc_fragment : memref<128x128xf32, #tile.fragment>
     tile.gemm %a, %b, %c : memref<128x32xf16, #tile.shared>, memref<32x128xf16, #tile.shared>, memref<128x128xf32, #tile.fragment>
-    %a32 = tile.alloc_shared : memref<64x8xf32, #tile.shared>
-    %b32 = tile.alloc_shared : memref<8x64xf32, #tile.shared>
-    %c32 = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
-    tile.gemm %a32, %b32, %c32 : memref<64x8xf32, #tile.shared>, memref<8x64xf32, #tile.shared>, memref<64x64xf32, #tile.fragment>
+    %a8 = tile.alloc_shared : memref<64x8xf16, #tile.shared>
+    %b8 = tile.alloc_shared : memref<8x64xf16, #tile.shared>
+    %c8 = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    tile.gemm %a8, %b8, %c8 : memref<64x8xf16, #tile.shared>, memref<8x64xf16, #tile.shared>, memref<64x64xf32, #tile.fragment>
   }
   return
 }

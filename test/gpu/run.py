@@ -101,6 +101,16 @@ def configs():
          {"accum_dtype": "float16"}),
         (640, 640, 640, False, False, "float16", "float16",
          {"block_M": 64, "block_N": 64, "block_K": 64}),
+        (512, 384, 256, False, True, "int8", "int32",
+         {"accum_dtype": "int32", "block_K": 64}),
+        (200, 136, 160, False, False, "int8", "int32",
+         {"accum_dtype": "int32", "block_K": 64}),
+        (320, 256, 128, True, True, "int8", "int32",
+         {"accum_dtype": "int32", "block_K": 64}),
+        (512, 512, 512, False, True, "float32", "float32",
+         {"accum_dtype": "float32"}),
+        (333, 200, 100, True, False, "float32", "float32",
+         {"accum_dtype": "float32"}),
         (1024, 1024, 1024, False, False, "float16", "float16",
          {"block_M": 128, "block_N": 256, "threads": 256}),
         (1024, 1024, 1024, False, False, "float16", "float16",
@@ -114,9 +124,11 @@ def configs():
         defines = {"M": m, "N": n, "K": k, "trans_A": ta, "trans_B": tb,
                    "in_dtype": ind, "out_dtype": outd, **extra}
         macros = {"M": m, "N": n, "K": k, "TRANS_A": int(ta), "TRANS_B": int(tb),
-                  "IN_BF16": int(ind == "bfloat16"),
+                  "IN_KIND": {"float16": 0, "bfloat16": 1, "int8": 2,
+                              "float32": 3}[ind],
                   "ACC_F16": int(extra.get("accum_dtype") == "float16"),
-                  "OUT_KIND": {"float16": 0, "bfloat16": 1, "float32": 2}[outd]}
+                  "OUT_KIND": {"float16": 0, "bfloat16": 1, "float32": 2,
+                               "int32": 3}[outd]}
         out.append((name, kernel("gemm"), defines, "MMA", macros,
                     [], "gemm.cpp", ["-lcublas", "-lcudart"]))
     out.append(("control", kernel("control"), {}, "CONTROL", {}))
@@ -183,6 +195,9 @@ def run(args):
         return 0
     with open(os.path.join(args.out, "manifest.json")) as f:
         manifest = json.load(f)
+    if args.filter:
+        manifest = [e for e in manifest
+                    if any(f in e["name"] for f in args.filter.split(","))]
     failed = 0
     lines = []
     for entry in manifest:
@@ -224,6 +239,9 @@ def main():
     parser.add_argument("--sanitize", action="store_true",
                         help="run each program under compute-sanitizer memcheck")
     parser.add_argument("--log", help="also write the results to this file")
+    parser.add_argument("--filter",
+                        help="run only the programs whose names contain one "
+                             "of these comma-separated strings")
     args = parser.parse_args()
     if args.step in ("all", "build"):
         code = build(args)

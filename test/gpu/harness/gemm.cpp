@@ -1,10 +1,12 @@
 // The GEMM test program: C = op(A) op(B) through the generated header of
-// test/gpu/kernels/gemm.tile, checked against cuBLAS (fp32 accumulation,
-// fp32 result) on fresh random inputs, with C poisoned first.
+// test/gpu/kernels/gemm.tile on fresh random inputs, with C poisoned
+// first.
 //
 // Build with -DTEST_M= -DTEST_N= -DTEST_K=, TRANS_A / TRANS_B (0 or 1),
-// IN_BF16 (bf16 inputs, else f16), OUT_KIND (0 f16, 1 bf16, 2 f32),
-// ACC_F16 (half-precision accumulators), and -include the kernel's header.
+// IN_KIND (0 f16, 1 bf16, 2 int8, 3 f32 computed as tf32), OUT_KIND (0 f16,
+// 1 bf16, 2 f32, 3 int32), ACC_F16 (half-precision accumulators), and
+// -include the kernel's header. int8 is checked exactly against a CPU
+// product, the rest against cuBLAS.
 // Links against cuBLAS.
 #include "common.h"
 
@@ -44,63 +46,117 @@ static std::vector<uint16_t> encode(const std::vector<float> &values,
   return result;
 }
 
+/// Element `i` of a row-major matrix of `cols` columns, as stored with
+/// `transposed` (then it is cols x rows in memory).
+static size_t at(int64_t row, int64_t col, int64_t rows, int64_t cols,
+                 bool transposed) {
+  return transposed ? size_t(col) * rows + row : size_t(row) * cols + col;
+}
+
 int main() {
   Context ctx;
   const int64_t m = TEST_M, n = TEST_N, k = TEST_K;
-  const bool transA = TRANS_A, transB = TRANS_B, bf16 = IN_BF16;
-  std::vector<uint16_t> a = encode(ctx.uniform(size_t(m) * k), bf16);
-  std::vector<uint16_t> b = encode(ctx.uniform(size_t(k) * n), bf16);
-  Buffer A(a.size(), 2), B(b.size(), 2);
-  A.upload(a.data());
-  B.upload(b.data());
-  const size_t outBytes = OUT_KIND == 2 ? 4 : 2;
-  Buffer C(size_t(m) * n, outBytes), Ref(size_t(m) * n, 4);
+  const bool transA = TRANS_A, transB = TRANS_B;
+  const int inKind = IN_KIND, outKind = OUT_KIND;
+  const size_t inBytes = inKind == 2 ? 1 : inKind == 3 ? 4 : 2;
+  Buffer A(size_t(m) * k, inBytes), B(size_t(k) * n, inBytes);
+  std::vector<float> a = ctx.uniform(size_t(m) * k),
+                     b = ctx.uniform(size_t(k) * n);
+  std::vector<int8_t> a8, b8;
+  if (inKind == 2) {
+    // Small integers: exact int32 sums.
+    auto quantize = [](const std::vector<float> &values) {
+      std::vector<int8_t> result(values.size());
+      for (size_t i = 0; i < values.size(); ++i)
+        result[i] = int8_t(std::lround(values[i] * 8));
+      return result;
+    };
+    a8 = quantize(a);
+    b8 = quantize(b);
+    A.upload(a8.data());
+    B.upload(b8.data());
+  } else if (inKind == 3) {
+    A.upload(a.data());
+    B.upload(b.data());
+  } else {
+    std::vector<uint16_t> a16 = encode(a, inKind == 1),
+                          b16 = encode(b, inKind == 1);
+    A.upload(a16.data());
+    B.upload(b16.data());
+  }
+  const size_t outBytes = outKind >= 2 ? 4 : 2;
+  Buffer C(size_t(m) * n, outBytes);
   C.poison();
-  Ref.poison();
   CHECK(matmul_launch(nullptr, A.ptr, B.ptr, C.ptr));
   CHECK(cuCtxSynchronize());
 
+  std::vector<double> got(size_t(m) * n), want(got.size());
+  if (outKind == 3) {
+    std::vector<int32_t> c(got.size());
+    C.download(c.data());
+    std::copy(c.begin(), c.end(), got.begin());
+  } else if (outKind == 2) {
+    std::vector<float> c(got.size());
+    C.download(c.data());
+    std::copy(c.begin(), c.end(), got.begin());
+  } else {
+    std::vector<uint16_t> c(got.size());
+    C.download(c.data());
+    for (size_t i = 0; i < c.size(); ++i)
+      got[i] = outKind == 1 ? bf16ToFloat(c[i]) : halfToFloat(c[i]);
+  }
+
+  if (inKind == 2) {
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        int64_t acc = 0;
+        for (int64_t kk = 0; kk < k; ++kk)
+          acc += int64_t(a8[at(i, kk, m, k, transA)]) *
+                 b8[at(kk, j, k, n, transB)];
+        want[size_t(i) * n + j] = double(acc);
+      }
+    return compare(TEST_NAME, got, want, 0, 0, ctx.seed) ? 0 : 1;
+  }
+
   // cuBLAS is column-major: it computes C^T = op(B)^T op(A)^T, reading the
-  // row-major operands as their transposes.
+  // row-major operands as their transposes. fp32 accumulation throughout;
+  // fp32 inputs are multiplied in full precision.
+  Buffer Ref(got.size(), 4);
   cublasHandle_t handle;
   CHECK_CUBLAS(cublasCreate(&handle));
   float one = 1, zero = 0;
-  cudaDataType_t type = bf16 ? CUDA_R_16BF : CUDA_R_16F;
+  cudaDataType_t type = inKind == 1   ? CUDA_R_16BF
+                        : inKind == 3 ? CUDA_R_32F
+                                      : CUDA_R_16F;
   CHECK_CUBLAS(cublasGemmEx(
       handle, transB ? CUBLAS_OP_T : CUBLAS_OP_N,
       transA ? CUBLAS_OP_T : CUBLAS_OP_N, int(n), int(m), int(k), &one,
       reinterpret_cast<void *>(B.ptr), type, int(transB ? k : n),
       reinterpret_cast<void *>(A.ptr), type, int(transA ? m : k), &zero,
-      reinterpret_cast<void *>(Ref.ptr), CUDA_R_32F, int(n), CUBLAS_COMPUTE_32F,
-      CUBLAS_GEMM_DEFAULT));
+      reinterpret_cast<void *>(Ref.ptr), CUDA_R_32F, int(n),
+      CUBLAS_COMPUTE_32F_PEDANTIC, CUBLAS_GEMM_DEFAULT));
   CHECK(cuCtxSynchronize());
   CHECK_CUBLAS(cublasDestroy(handle));
-
-  std::vector<float> ref(size_t(m) * n);
+  std::vector<float> ref(got.size());
   Ref.download(ref.data());
-  std::vector<double> got(ref.size()), want(ref.begin(), ref.end());
-  if (OUT_KIND == 2) {
-    std::vector<float> c(ref.size());
-    C.download(c.data());
-    std::copy(c.begin(), c.end(), got.begin());
-  } else {
-    std::vector<uint16_t> c(ref.size());
-    C.download(c.data());
-    for (size_t i = 0; i < c.size(); ++i)
-      got[i] = OUT_KIND == 1 ? bf16ToFloat(c[i]) : halfToFloat(c[i]);
-  }
+  std::copy(ref.begin(), ref.end(), want.begin());
+
   // Entries are sums of k products of uniform(-1, 1) numbers: about
   // sqrt(k) / 3 in size. Errors beyond rounding of the output type (and
-  // fp32 summation order) mean a wrong element.
+  // the summation order) mean a wrong element.
   double scale = std::sqrt(double(k)) / 3;
-  double rtol = OUT_KIND == 1 ? 1.6e-2 : OUT_KIND == 0 ? 2e-3 : 1e-4;
+  double rtol = outKind == 1 ? 1.6e-2 : outKind == 0 ? 2e-3 : 1e-4;
   double atol = 1e-3 * scale;
+  // tf32 keeps 10 bits of each input's mantissa.
+  if (inKind == 3) {
+    rtol = std::max(rtol, 5e-3);
+    atol = 5e-3 * scale;
+  }
   // A half-precision accumulator rounds every partial sum: its error grows
   // like sqrt(k) half-precision roundings of the sum.
   if (ACC_F16) {
     rtol = 1e-2;
     atol = 2e-2 * scale;
   }
-  bool ok = compare(TEST_NAME, got, want, atol, rtol, ctx.seed);
-  return ok ? 0 : 1;
+  return compare(TEST_NAME, got, want, atol, rtol, ctx.seed) ? 0 : 1;
 }

@@ -1,10 +1,16 @@
 //===- MmaGemm.cpp - T.gemm on tensor cores with mma.sync -----------------===//
 //
 // Part of tilec. Each warp computes its part of the accumulator as a grid
-// of m16n8k16 tiles: for every 16-deep step of K, it loads A's 16x16 and
-// B's 16x8 operand fragments from shared memory with ldmatrix (transposing
-// B when it is stored K-major by rows, that is, not transposed), or takes
-// A from registers, and issues one mma.sync per accumulator tile.
+// of m16n8 tiles. For every step of K (16 for 16-bit operands, 32 for
+// 8-bit, 8 for tf32) it loads A's 16xk and B's kx8 operand fragments from
+// shared memory, or takes A from registers, and issues one mma.sync per
+// accumulator tile.
+//
+// Operand fragments are built from 16-byte rows: a thread's register holds
+// four bytes of one row of A (or one column of B) along K. ldmatrix loads
+// them where those bytes are contiguous in shared memory: A stored M by K,
+// B stored N by K. ldmatrix.trans serves 16-bit operands stored the other
+// way; 8- and 32-bit ones are gathered element by element.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,17 +29,38 @@ using namespace mlir;
 using namespace tilec;
 using namespace tilec::tile;
 
+/// The K depth of one mma.sync for operands of `type`, or 0 when mma.sync
+/// does not take them.
+static int64_t mmaDepth(Type type) {
+  if (type.isF16() || type.isBF16())
+    return 16;
+  if (type.isInteger(8))
+    return 32;
+  if (type.isF32())
+    return 8;
+  return 0;
+}
+
 bool tilec::tile::isMmaSyncGemm(GemmOp gemm) {
   Type a = cast<MemRefType>(gemm.getA().getType()).getElementType();
   Type b = cast<MemRefType>(gemm.getB().getType()).getElementType();
   Type c = cast<MemRefType>(gemm.getC().getType()).getElementType();
-  if (a != b || !(a.isF16() || a.isBF16()))
+  int64_t depth = mmaDepth(a);
+  if (a != b || !depth)
     return false;
   if (!isInScope(gemm.getB().getType(), MemoryScope::Shared))
     return false;
+  // Registers hold A in the 16-bit operand layout only.
+  if (!isInScope(gemm.getA().getType(), MemoryScope::Shared) &&
+      !(a.isF16() || a.isBF16()))
+    return false;
   auto k = cast<MemRefType>(gemm.getA().getType())
                .getDimSize(gemm.getTransposeA() ? 0 : 1);
-  return k % 16 == 0 && (c.isF32() || (c.isF16() && a.isF16()));
+  if (k % depth != 0)
+    return false;
+  if (a.isInteger(8))
+    return c.isInteger(32);
+  return c.isF32() || (c.isF16() && a.isF16());
 }
 
 namespace {
@@ -48,17 +75,22 @@ public:
     m = cType.getDimSize(0);
     n = cType.getDimSize(1);
     k = aType.getDimSize(gemm.getTransposeA() ? 0 : 1);
+    elementType = aType.getElementType();
+    accType = cType.getElementType();
+    elementBytes = elementType.getIntOrFloatBitWidth() / 8;
+    perRegister = 4 / elementBytes;
+    depth = mmaDepth(elementType);
     tileM = m / p.warpM;
     tileN = n / p.warpN;
     mt = tileM / 16;
     nt = tileN / 8;
-    kt = k / 16;
-    elementType = aType.getElementType();
-    accType = cType.getElementType();
+    kt = k / depth;
     lane = rem(tid, 32);
     Value warp = div(tid, 32);
     warpRow = mul(div(warp, p.warpN), tileM);
     warpCol = mul(rem(warp, p.warpN), tileN);
+    group = div(lane, 4);
+    inGroup = rem(lane, 4);
   }
 
   void emit(Value cRegs, Value aRegs);
@@ -92,23 +124,25 @@ private:
                                 type.getLayout(), space);
     return memref::MemorySpaceCastOp::create(b, loc, cast, buffer);
   }
+  /// A vector of `registers` 32-bit registers' worth of elements.
+  VectorType registersType(int64_t registers) {
+    return VectorType::get({registers, perRegister}, elementType);
+  }
   Value ldmatrix(Value buffer, Value row, Value col, int64_t tiles,
                  bool transpose) {
-    auto type = VectorType::get({tiles, 2}, elementType);
-    return nvgpu::LdMatrixOp::create(b, loc, type, buffer, ValueRange{row, col},
-                                     transpose, tiles);
+    return nvgpu::LdMatrixOp::create(b, loc, registersType(tiles), buffer,
+                                     ValueRange{row, col}, transpose, tiles);
   }
-  /// Rows `first` and `first + 1` of a vector<Nx2xT> of ldmatrix registers.
-  Value rowPair(Value matrices, int64_t first) {
+  /// Registers `first` and `first + 1` of a vector of ldmatrix registers.
+  Value registerPair(Value matrices, int64_t first) {
     SmallVector<Value> elements;
     for (int64_t r = first; r < first + 2; ++r)
-      for (int64_t c = 0; c < 2; ++c)
+      for (int64_t e = 0; e < perRegister; ++e)
         elements.push_back(vector::ExtractOp::create(b, loc, matrices,
-                                                     ArrayRef<int64_t>{r, c}));
-    return vector::FromElementsOp::create(
-        b, loc, VectorType::get({2, 2}, elementType), elements);
+                                                     ArrayRef<int64_t>{r, e}));
+    return vector::FromElementsOp::create(b, loc, registersType(2), elements);
   }
-  /// `count` register slots from `base` as a vector<(count/2)x2xT>.
+  /// `count` register slots from `base` as a vector of count/2 rows of 2.
   Value loadSlots(Value regs, int64_t base, int64_t count, Type type) {
     SmallVector<Value> elements;
     for (int64_t i = 0; i < count; ++i)
@@ -117,9 +151,22 @@ private:
     return vector::FromElementsOp::create(
         b, loc, VectorType::get({count / 2, 2}, type), elements);
   }
+  /// Registers gathered element by element: register r holds the
+  /// `perRegister` elements at `index(r, e)`.
+  Value gather(Value buffer, int64_t registers,
+               function_ref<std::pair<Value, Value>(int64_t, int64_t)> index) {
+    SmallVector<Value> elements;
+    for (int64_t r = 0; r < registers; ++r)
+      for (int64_t e = 0; e < perRegister; ++e) {
+        auto [row, col] = index(r, e);
+        elements.push_back(
+            memref::LoadOp::create(b, loc, buffer, ValueRange{row, col}));
+      }
+    return vector::FromElementsOp::create(b, loc, registersType(registers),
+                                          elements);
+  }
 
-  /// One m16n8k16 mma.sync: `a` is vector<4x2xT>, `b` vector<2x2xT>, `c`
-  /// vector<2x2xAcc>.
+  /// One mma.sync on the operand fragments of one accumulator tile.
   Value mma(Value a, Value b, Value c);
 
   SmallVector<Value> loadA(Value aShared, Value aRegs, int64_t ki);
@@ -132,14 +179,16 @@ private:
   arith::IntegerOverflowFlags noWrap =
       arith::IntegerOverflowFlags::nsw | arith::IntegerOverflowFlags::nuw;
   int64_t m, n, k, tileM, tileN, mt, nt, kt;
+  int64_t elementBytes, perRegister, depth;
   Type elementType, accType;
-  Value lane, warpRow, warpCol;
+  Value lane, group, inGroup, warpRow, warpCol;
 };
 
 Value MmaGemmEmitter::mma(Value a, Value bFragment, Value c) {
   if (!elementType.isBF16())
     return nvgpu::MmaSyncOp::create(b, loc, a, bFragment, c,
-                                    ArrayRef<int64_t>{16, 8, 16});
+                                    ArrayRef<int64_t>{16, 8, depth},
+                                    /*tf32Enabled=*/elementType.isF32());
   // nvgpu's mma.sync does not take bf16; NVVM's takes the operands packed
   // in 32-bit registers, two elements each.
   auto packRows = [&](Value matrix, int64_t rows) {
@@ -173,6 +222,9 @@ Value MmaGemmEmitter::mma(Value a, Value bFragment, Value c) {
 
 SmallVector<Value> MmaGemmEmitter::loadA(Value aShared, Value aRegs,
                                          int64_t ki) {
+  // Register r of a 16xk fragment: row `group + 8 (r % 2)`, the
+  // perRegister elements of K from `inGroup * perRegister + (r / 2) k/2`.
+  int64_t chunk = depth / 2;
   SmallVector<Value> fragments;
   for (int64_t mi = 0; mi < mt; ++mi) {
     if (aRegs) {
@@ -180,47 +232,69 @@ SmallVector<Value> MmaGemmEmitter::loadA(Value aShared, Value aRegs,
       fragments.push_back(loadSlots(aRegs, (mi * kt + ki) * 8, 8, elementType));
       continue;
     }
-    // Four 8x8 matrices: rows 0-7 and 8-15 of columns 0-7, then of 8-15.
-    // Lane l gives the address of row l % 8 of matrix l / 8.
-    Value row, col;
+    Value rowBase = add(warpRow, mi * 16);
     if (!gemm.getTransposeA()) {
-      row = add(add(warpRow, rem(lane, 16)), mi * 16);
-      col = add(mul(div(lane, 16), 8), ki * 16);
+      // Four 8x(16 bytes) matrices: rows 0-7 and 8-15 of the first half of
+      // K, then of the second. Lane l gives row l % 16 of half l / 16.
+      Value row = add(rowBase, rem(lane, 16));
+      Value col = add(mul(div(lane, 16), chunk), ki * depth);
+      fragments.push_back(ldmatrix(aShared, row, col, 4, false));
+    } else if (elementBytes == 2) {
+      // Stored K by M: each matrix is read transposed.
+      Value row = add(add(rem(lane, 8), mul(div(lane, 16), 8)), ki * depth);
+      Value col = add(rowBase, mul(rem(div(lane, 8), 2), 8));
+      fragments.push_back(ldmatrix(aShared, row, col, 4, true));
     } else {
-      // A is stored K-major: each matrix is transposed on the way.
-      row = add(add(rem(lane, 8), mul(div(lane, 16), 8)), ki * 16);
-      col = add(add(warpRow, mul(rem(div(lane, 8), 2), 8)), mi * 16);
+      fragments.push_back(gather(aShared, 4, [&](int64_t r, int64_t e) {
+        Value m = add(add(rowBase, group), (r % 2) * 8);
+        Value kk =
+            add(mul(inGroup, perRegister), ki * depth + (r / 2) * chunk + e);
+        return std::make_pair(kk, m);
+      }));
     }
-    fragments.push_back(ldmatrix(aShared, row, col, 4, gemm.getTransposeA()));
   }
   return fragments;
 }
 
 SmallVector<Value> MmaGemmEmitter::loadB(Value bShared, int64_t ki) {
-  // B's 16x8 fragments, two per ldmatrix.x4 (one x2 for an odd last one).
-  // Stored [K, N] (not transposed), each 8x8 matrix is read transposed.
+  // Register r of a kx8 fragment: column `group`, the perRegister elements
+  // of K from `inGroup * perRegister + r k/2`. Two fragments per
+  // ldmatrix.x4 (one x2 for an odd last one).
+  int64_t chunk = depth / 2;
   bool transposed = gemm.getTransposeB();
   SmallVector<Value> fragments;
+  if (!transposed && elementBytes != 2) {
+    // Stored K by N with 8- or 32-bit elements: no ldmatrix transposes
+    // them, so each thread gathers its elements.
+    for (int64_t ni = 0; ni < nt; ++ni)
+      fragments.push_back(gather(bShared, 2, [&](int64_t r, int64_t e) {
+        Value kk = add(mul(inGroup, perRegister), ki * depth + r * chunk + e);
+        Value col = add(add(warpCol, group), ni * 8);
+        return std::make_pair(kk, col);
+      }));
+    return fragments;
+  }
   for (int64_t ni = 0; ni < nt; ni += 2) {
     int64_t tiles = ni + 1 < nt ? 4 : 2;
     Value row, col;
     if (!transposed) {
-      // Matrices: k 0-7, k 8-15 of columns ni, then of ni + 1.
-      row = add(add(rem(lane, 8), mul(rem(div(lane, 8), 2), 8)), ki * 16);
+      // 16-bit, stored K by N: matrices k 0-7, k 8-15 of columns ni, then
+      // of ni + 1, each read transposed.
+      row = add(add(rem(lane, 8), mul(rem(div(lane, 8), 2), 8)), ki * depth);
       col = add(warpCol, ni * 8);
       if (tiles == 4)
         col = add(col, mul(div(lane, 16), 8));
     } else {
-      // Stored [N, K]: matrices n 0-7 at k 0-7 and k 8-15, then n 8-15.
+      // Stored N by K: matrices n 0-7 at both halves of K, then n 8-15.
       row = add(warpCol, ni * 8);
       row = add(row, tiles == 4 ? add(rem(lane, 8), mul(div(lane, 16), 8))
                                 : rem(lane, 8));
-      col = add(mul(rem(div(lane, 8), 2), 8), ki * 16);
+      col = add(mul(rem(div(lane, 8), 2), chunk), ki * depth);
     }
     Value matrices = ldmatrix(bShared, row, col, tiles, !transposed);
-    fragments.push_back(rowPair(matrices, 0));
+    fragments.push_back(registerPair(matrices, 0));
     if (tiles == 4)
-      fragments.push_back(rowPair(matrices, 2));
+      fragments.push_back(registerPair(matrices, 2));
   }
   return fragments;
 }

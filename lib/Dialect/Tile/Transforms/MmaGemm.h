@@ -14,8 +14,10 @@
 
 namespace tilec::tile {
 
-/// Whether the element types of `gemm` run on mma.sync here: f16 or bf16
-/// operands with f32 accumulators, or f16 with f16.
+/// Whether `gemm` runs on mma.sync: f16 or bf16 operands into f32 (or f16
+/// into f16), i8 into i32, or f32 computed as tf32, with K a multiple of
+/// the instruction's depth, B in shared memory, and A in shared memory (or
+/// in registers, 16-bit types only).
 bool isMmaSyncGemm(GemmOp gemm);
 
 /// Emits `gemm`, whose accumulator has the mma.sync accumulator layout of
