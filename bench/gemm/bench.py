@@ -3,7 +3,7 @@
 torch) and a Triton matmul, all measured in one run, with tilec's compile
 time per kernel.
 
-    bench/gemm/bench.py build --out DIR   # where tilec runs
+    bench/gemm/bench.py build --out DIR [--arch sm_80 --ptx]   # where tilec runs
     bench/gemm/bench.py run --out DIR --log bench/results/NAME.md
 
 The kernel is test/gpu/kernels/gemm.tile (C = A B, or A B^T for the NT
@@ -54,7 +54,11 @@ def build(args):
     manifest = []
     for i, (m, n, k, dtype, trans_b) in enumerate(cases()):
         base = os.path.join(args.out, f"gemm{i}")
-        cmd = [args.tilec, KERNEL, "--arch", args.arch, "-o", base + ".cubin",
+        # With --ptx, the header embeds PTX that the driver compiles for
+        # the GPU at load time: how an sm_80 build runs on a newer GPU.
+        output = ["-o", base + ".ptx", "--header", base + ".h"] if args.ptx \
+            else ["-o", base + ".cubin"]
+        cmd = [args.tilec, KERNEL, "--arch", args.arch, *output,
                "-D", f"M={m}", "-D", f"N={n}", "-D", f"K={k}",
                "-D", f"in_dtype={dtype}", "-D", f"out_dtype={dtype}",
                "-D", f"trans_B={trans_b}"]
@@ -76,7 +80,9 @@ def build(args):
         print(f"built {m}x{n}x{k} {dtype}{' NT' if trans_b else ''}: "
               f"tilec {sorted(times)[1]:.2f} s")
     with open(os.path.join(args.out, "manifest.json"), "w") as f:
-        json.dump({"commit": describe_commit(), "arch": args.arch,
+        json.dump({"commit": describe_commit(),
+                   "arch": args.arch + (" (PTX, compiled by the driver)"
+                                        if args.ptx else ""),
                    "cases": manifest}, f, indent=1)
     return 0
 
@@ -220,6 +226,9 @@ def main():
     parser.add_argument("--out", default=os.path.join(ROOT, "build", "bench-gemm"))
     parser.add_argument("--tilec", default=os.path.join(ROOT, "build", "bin", "tilec"))
     parser.add_argument("--arch", default="sm_90a")
+    parser.add_argument("--ptx", action="store_true",
+                        help="embed PTX rather than a cubin (to run an older "
+                             "--arch's code on a newer GPU)")
     parser.add_argument("--log")
     args = parser.parse_args()
     return build(args) if args.step == "build" else run(args)

@@ -303,9 +303,15 @@ void HeaderWriter::writeLock() {
 }
 
 void HeaderWriter::writeBinary() {
-  os << "/* The " << (hip ? "code object" : "cubin") << ", "
-     << module.binary.size()
-     << " bytes. The loader reads it as ELF: keep it aligned. */\n";
+  if (module.isPTX)
+    os << "/* The PTX, " << module.binary.size()
+       << " bytes with its NUL: the driver compiles it for the GPU it loads\n"
+          " * on, which may be newer than "
+       << commentText(module.arch) << ". */\n";
+  else
+    os << "/* The " << (hip ? "code object" : "cubin") << ", "
+       << module.binary.size()
+       << " bytes. The loader reads it as ELF: keep it aligned. */\n";
   os << "#if defined(__GNUC__) || defined(__clang__)\n";
   os << "#define " << macroPrefix << "_ALIGNED_ __attribute__((aligned(16)))\n";
   os << "#elif defined(_MSC_VER)\n";

@@ -1,23 +1,24 @@
 // RUN: tilec-opt %s --split-input-file --tile-distribute --canonicalize --cse | FileCheck %s
 
 // Each thread runs the loop body at each slot of the loop's layout: here 2
-// adjacent elements per thread, 32 threads over 64 elements. The fragment
-// becomes a 2-slot register array, indexed by constants.
+// adjacent elements per thread, 32 threads over 64 elements. The two slots
+// are a run along the loop's dimension, run as one vector body: one 8-byte
+// load and store of global memory; the fragment becomes a 2-slot register
+// array, indexed by constants.
 // CHECK-LABEL: func.func @elementwise
 // CHECK: %[[TID:.*]] = gpu.thread_id x upper_bound 32
 // CHECK: %[[REGS:.*]] = memref.alloca() : memref<2xf32>
 // CHECK: %[[I0:.*]] = arith.muli %[[TID]], %c2
-// CHECK: %[[V0:.*]] = memref.load %arg0[%[[I0]]]
+// CHECK: %[[V:.*]] = vector.load %arg0[%[[I0]]] {alignment = 8 : i64} : memref<64xf32>, vector<2xf32>
+// CHECK: %[[V0:.*]] = vector.extract %[[V]][0]
 // CHECK: memref.store %[[V0]], %[[REGS]][%c0]
-// CHECK: %[[I1:.*]] = arith.addi %[[I0]], %c1
-// CHECK: %[[V1:.*]] = memref.load %arg0[%[[I1]]]
+// CHECK: %[[V1:.*]] = vector.extract %[[V]][1]
 // CHECK: memref.store %[[V1]], %[[REGS]][%c1]
 // CHECK: %[[R0:.*]] = memref.load %[[REGS]][%c0]
-// CHECK: %[[W0:.*]] = arith.mulf %[[R0]]
-// CHECK: memref.store %[[W0]], %arg1[%[[I0]]]
 // CHECK: %[[R1:.*]] = memref.load %[[REGS]][%c1]
-// CHECK: %[[W1:.*]] = arith.mulf %[[R1]]
-// CHECK: memref.store %[[W1]], %arg1[%[[I1]]]
+// CHECK: %[[R:.*]] = vector.from_elements %[[R0]], %[[R1]] : vector<2xf32>
+// CHECK: %[[W:.*]] = arith.mulf %[[R]], %{{.*}} : vector<2xf32>
+// CHECK: vector.store %[[W]], %arg1[%[[I0]]] {alignment = 8 : i64}
 // CHECK-NOT: tile.parallel
 // CHECK-NOT: tile.alloc_fragment
 #grid = #tile.fragment_layout<[64], threads = 32, slots = 2, (d0) -> (d0 floordiv 2, d0 mod 2), inverse = (d0, d1) -> (d0 * 2 + d1)>
@@ -41,22 +42,17 @@ func.func @elementwise(%a: memref<64xf32>, %b: memref<64xf32>) {
 
 // -----
 
-// 100 elements over 32 threads in runs of 2: the slots past element 100 are
-// guarded, the first 64 are not.
+// 100 elements over 32 threads in runs of 2: the runs past element 100
+// are guarded, the first 64 elements are not; each run is one vector body.
 // CHECK-LABEL: func.func @tail
 // CHECK: %[[TID:.*]] = gpu.thread_id x upper_bound 32
-// CHECK: memref.load %arg0
+// CHECK: vector.load %arg0
 // CHECK-NOT: scf.if
-// CHECK: memref.load %arg0
 // CHECK: %[[I2:.*]] = arith.addi %{{.*}}, %c64
 // CHECK: %[[IN2:.*]] = arith.cmpi ult, %[[I2]], %c100
 // CHECK: scf.if %[[IN2]] {
-// CHECK:   memref.load %arg0[%[[I2]]]
+// CHECK:   vector.load %arg0[%[[I2]]] {alignment = 8 : i64} : memref<100xf32>, vector<2xf32>
 // CHECK:   memref.store %{{.*}}, %{{.*}}[%c2]
-// CHECK: %[[I3:.*]] = arith.addi %{{.*}}, %c65
-// CHECK: %[[IN3:.*]] = arith.cmpi ult, %[[I3]], %c100
-// CHECK: scf.if %[[IN3]] {
-// CHECK:   memref.load %arg0[%[[I3]]]
 // CHECK:   memref.store %{{.*}}, %{{.*}}[%c3]
 #grid = #tile.fragment_layout<[100], threads = 32, slots = 4, (d0) -> ((d0 floordiv 2) mod 32, (d0 floordiv 64) * 2 + d0 mod 2), inverse = (d0, d1) -> ((d1 floordiv 2) * 64 + d0 * 2 + d1 mod 2)>
 func.func @tail(%a: memref<100xf32>) {

@@ -187,11 +187,15 @@ compileBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer, const Job &job,
     mlir::FailureOr<std::string> object = getCompiledObject(*module);
     if (mlir::failed(object))
       return mlir::failure();
+    info->binary.assign(object->begin(), object->end());
     if (job.emit == Emit::Assembly) {
       os << *object;
-      return mlir::success();
+      if (job.headerPath.empty())
+        return mlir::success();
+      // A header around the PTX: the driver compiles it at load time.
+      info->binary.push_back(0);
+      info->isPTX = true;
     }
-    info->binary.assign(object->begin(), object->end());
     std::string header;
     llvm::raw_string_ostream headerOs(header);
     writeHeader(*info, headerOs);
@@ -199,7 +203,8 @@ compileBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer, const Job &job,
       os << header;
       return mlir::success();
     }
-    os << *object;
+    if (job.emit == Emit::Binary)
+      os << *object;
     artifacts.push_back({job.headerPath, std::move(header)});
     return mlir::success();
   };
@@ -332,6 +337,18 @@ static int compile(const Options &options, const char *argv0) {
     }
     job.import.defines.push_back(define);
   }
+  if (job.emit == Emit::Assembly && !options.header.empty()) {
+    if (!target->isNVIDIA()) {
+      llvm::errs() << "tilec: error: --header with assembly output needs "
+                      "PTX; an AMD header embeds an hsaco (-o FILE.hsaco)\n";
+      return 1;
+    }
+    if (options.splitInputFile) {
+      llvm::errs() << "tilec: error: --split-input-file writes no header\n";
+      return 1;
+    }
+    job.headerPath = options.header;
+  }
   if (job.emit == Emit::Binary) {
     if (options.output == "-") {
       llvm::errs() << "tilec: error: a cubin or hsaco is written to a file; "
@@ -415,7 +432,9 @@ int main(int argc, char **argv) {
                              "isa", "cubin", "hsaco", "header"}));
   app.add_option("--header", options.header,
                  "Where the C header goes when a binary is written (default: "
-                 "the output with .h)");
+                 "the output with .h); with PTX output, writes a header "
+                 "that embeds the PTX, which the driver compiles for the GPU "
+                 "it loads on");
   app.add_option("-O", options.optLevel,
                  "Optimization level of the device code, 0 to 3 (default 3)")
       ->check(CLI::Range(0, 3));

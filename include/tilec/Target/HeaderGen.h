@@ -68,8 +68,11 @@ struct ModuleInfo {
   std::string arch;
   /// The .tile file the module came from, for a comment.
   std::string sourceName;
-  /// The cubin or hsaco.
+  /// The cubin or hsaco, or NUL-terminated PTX (see `isPTX`).
   std::vector<uint8_t> binary;
+  /// The binary is PTX text, which the CUDA driver compiles for the GPU it
+  /// runs on when the module is loaded.
+  bool isPTX = false;
   std::vector<KernelInfo> kernels;
 };
 

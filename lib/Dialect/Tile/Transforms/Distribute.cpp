@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "MmaGemm.h"
+#include "VectorizeRun.h"
 #include "tilec/Dialect/Tile/IR/TileOps.h"
 #include "tilec/Dialect/Tile/Transforms/Passes.h"
 #include "tilec/Dialect/Tile/Transforms/Utils.h"
@@ -150,6 +151,13 @@ private:
                      ArrayRef<int64_t> extents);
 
   LogicalResult distributeParallel(ParallelOp loop);
+  /// How many consecutive slots of `loop`'s layout one vector body can
+  /// run: slots that every thread runs together, at consecutive elements
+  /// of the last dimension, inside the loop or outside it together, with
+  /// fragment accesses at consecutive slots; 1 when no run qualifies or the
+  /// loop touches no global or shared memory.
+  int64_t runWidth(ParallelOp loop, ArrayRef<bool> anyThread,
+                   ArrayRef<SmallVector<int64_t>> accessSlots);
   LogicalResult distributeReduce(ReduceOp reduce);
   LogicalResult distributeGemm(GemmOp gemm);
 
@@ -258,16 +266,19 @@ LogicalResult KernelDistributor::distributeParallel(ParallelOp loop) {
   Location loc = loop.getLoc();
   ArrayRef<int64_t> extents = loop.getExtents();
   ValueRange ivs = loop.getInductionVars();
-  for (int64_t slot = 0; slot < layout.getSlots(); ++slot) {
-    // Which threads run an iteration at this slot, and the slot each
-    // fragment access then touches: the same for all of them, or an error.
-    SmallVector<int64_t> running;
-    SmallVector<int64_t> accessSlots(accesses.size(), -1);
+  // For every slot: whether any thread runs an iteration there, and the
+  // slot each fragment access then touches, the same for every thread (or
+  // an error).
+  int64_t slots = layout.getSlots();
+  SmallVector<bool> anyThread(slots, false);
+  SmallVector<SmallVector<int64_t>> accessSlots(
+      slots, SmallVector<int64_t>(accesses.size(), -1));
+  for (int64_t slot = 0; slot < slots; ++slot) {
     for (int64_t t = 0; t < threads; ++t) {
       std::optional<SmallVector<int64_t>> index = layout.applyInverse(t, slot);
       if (!index)
         continue;
-      running.push_back(t);
+      anyThread[slot] = true;
       DenseMap<Value, int64_t> env;
       for (auto [iv, value] : llvm::zip(ivs, *index))
         env[iv] = value;
@@ -275,9 +286,10 @@ LogicalResult KernelDistributor::distributeParallel(ParallelOp loop) {
         FailureOr<int64_t> s = slotOf(access, env, t);
         if (failed(s))
           return failure();
-        if (accessSlots[i] == -1) {
-          accessSlots[i] = *s;
-        } else if (accessSlots[i] != *s) {
+        int64_t &known = accessSlots[slot][i];
+        if (known == -1) {
+          known = *s;
+        } else if (known != *s) {
           return access.op->emitError()
                  << describeFragment(access.buffer)
                  << " is accessed at different register slots by different "
@@ -286,9 +298,10 @@ LogicalResult KernelDistributor::distributeParallel(ParallelOp loop) {
         }
       }
     }
-    if (running.empty())
-      continue;
+  }
 
+  // One iteration of the body per slot...
+  auto emitSlot = [&](int64_t slot) {
     SmallVector<Value> indices =
         emitInverse(b, loc, layout.getInverse(), slot, ivs.size());
     Value valid = emitValidity(b, loc, layout, slot, indices, extents);
@@ -301,7 +314,7 @@ LogicalResult KernelDistributor::distributeParallel(ParallelOp loop) {
     mapping.map(ivs, indices);
     for (Operation &op : body.without_terminator())
       b.clone(op, mapping);
-    for (auto [access, s] : llvm::zip(accesses, accessSlots)) {
+    for (auto [access, s] : llvm::zip(accesses, accessSlots[slot])) {
       Operation *clone = mapping.lookup(access.op);
       OpBuilder rewriter(clone);
       Value regs = registers.lookup(access.buffer);
@@ -318,9 +331,94 @@ LogicalResult KernelDistributor::distributeParallel(ParallelOp loop) {
       }
       clone->erase();
     }
+  };
+  // ...or one vector body per run of slots along the last dimension.
+  auto emitRun = [&](int64_t slot, int64_t width) {
+    SmallVector<Value> indices =
+        emitInverse(b, loc, layout.getInverse(), slot, ivs.size());
+    Value valid = emitValidity(b, loc, layout, slot, indices, extents);
+    OpBuilder::InsertionGuard guard(b);
+    if (valid) {
+      auto ifOp = scf::IfOp::create(b, loc, valid, /*withElseRegion=*/false);
+      b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    }
+    DenseMap<Operation *, RunFragmentAccess> fragmentAccesses;
+    for (auto [access, s] : llvm::zip(accesses, accessSlots[slot]))
+      fragmentAccesses[access.op] = {registers.lookup(access.buffer), s};
+    return emitVectorizedRun(b, body, indices, width, fragmentAccesses);
+  };
+
+  int64_t width = runWidth(loop, anyThread, accessSlots);
+  for (int64_t slot = 0; slot < slots; slot += width) {
+    if (!anyThread[slot])
+      continue;
+    if (width > 1 && succeeded(emitRun(slot, width)))
+      continue;
+    for (int64_t s = slot; s < slot + width; ++s)
+      if (anyThread[s])
+        emitSlot(s);
   }
   loop.erase();
   return success();
+}
+
+int64_t
+KernelDistributor::runWidth(ParallelOp loop, ArrayRef<bool> anyThread,
+                            ArrayRef<SmallVector<int64_t>> accessSlots) {
+  FragmentLayoutAttr layout = loop.getLayoutAttr();
+  ArrayRef<int64_t> extents = loop.getExtents();
+  unsigned rank = extents.size();
+  // At most 16 bytes per access to global or shared memory.
+  int64_t maxWidth = 0;
+  loop.getBody().walk([&](Operation *op) {
+    Value memref;
+    if (auto load = dyn_cast<memref::LoadOp>(op))
+      memref = load.getMemRef();
+    else if (auto store = dyn_cast<memref::StoreOp>(op))
+      memref = store.getMemRef();
+    if (!memref || isInScope(memref.getType(), MemoryScope::Fragment) ||
+        isInScope(memref.getType(), MemoryScope::Local))
+      return;
+    auto type = cast<MemRefType>(memref.getType());
+    int64_t bytes = std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+    int64_t limit = std::max<int64_t>(1, 16 / bytes);
+    maxWidth = maxWidth ? std::min(maxWidth, limit) : limit;
+  });
+  int64_t slots = layout.getSlots();
+  for (int64_t width = std::min<int64_t>(maxWidth, 8); width > 1; width /= 2) {
+    if (slots % width != 0 || extents.back() % width != 0)
+      continue;
+    bool ok = true;
+    for (int64_t slot = 0; ok && slot < slots; slot += width) {
+      for (int64_t k = 1; ok && k < width; ++k) {
+        ok = anyThread[slot + k] == anyThread[slot];
+        for (auto [first, next] :
+             llvm::zip(accessSlots[slot], accessSlots[slot + k]))
+          ok = ok && (first == -1 || next == first + k);
+      }
+      for (int64_t t = 0; ok && t < threads; ++t) {
+        std::optional<SmallVector<int64_t>> first =
+            layout.applyInverse(t, slot);
+        for (int64_t k = 1; ok && k < width; ++k) {
+          std::optional<SmallVector<int64_t>> next =
+              layout.applyInverse(t, slot + k);
+          if (!first || !next) {
+            ok = !first && !next;
+            continue;
+          }
+          // The same element but k further along the last dimension,
+          // starting a run at a multiple of the width (so that a bound
+          // check of the run's first element holds for all of it).
+          for (unsigned d = 0; ok && d < first->size(); ++d)
+            ok = (*next)[d] == (*first)[d] + (d == rank - 1 ? k : 0);
+          ok = ok && (*first)[rank - 1] % width == 0;
+        }
+      }
+    }
+    if (ok)
+      return width;
+  }
+  return 1;
 }
 
 /// The identity and the combining step of a reduction.
