@@ -81,3 +81,30 @@ func.func @not_pipelined(%a: memref<1024xf32>, %out: memref<64xf32>, %n: index) 
   }
   return
 }
+
+// -----
+
+// The start/stop form: stages count iterations from the start, and the
+// prologue issues the first iterations from there.
+// CHECK-LABEL: func.func @start_stop
+// CHECK: %[[FIRST:.*]] = arith.cmpi slt, %arg1, %arg2
+// CHECK: scf.if %[[FIRST]]
+// CHECK: tile.pipelined %[[K:.*]] = %arg1 to %arg2 stages(2) {
+// CHECK-NEXT: nvvm.cp.async.wait.group 0
+// CHECK-NEXT: gpu.barrier
+// CHECK: %[[ITER:.*]] = arith.subi %[[K]], %arg1
+// CHECK: arith.remui %[[ITER]], %c2
+func.func @start_stop(%a: memref<1024xf32>, %start: index, %stop: index) {
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  tile.kernel blocks(%bx) in (%c1) threads(64) {
+    %s = tile.alloc_shared : memref<64xf32, #tile.shared>
+    %f = tile.alloc_fragment : memref<64xf32, #tile.fragment>
+    tile.pipelined %k = %start to %stop stages(2) {
+      %o = arith.muli %k, %c64 : index
+      tile.copy %a[%o] [64] to %s : memref<1024xf32>, memref<64xf32, #tile.shared>
+      tile.copy %s to %f : memref<64xf32, #tile.shared>, memref<64xf32, #tile.fragment>
+    }
+  }
+  return
+}
