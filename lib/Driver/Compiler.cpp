@@ -248,7 +248,6 @@ FailureOr<ModuleInfo> tilec::describeKernels(ModuleOp module,
   info.runtime = options.target->isNVIDIA() ? ModuleInfo::Runtime::CUDA
                                             : ModuleInfo::Runtime::HIP;
   info.prefix = prefix.str();
-  info.arch = options.target->name.str();
   info.sourceName = sourceName.str();
 
   for (auto func : module.getOps<func::FuncOp>()) {

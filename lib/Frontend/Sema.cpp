@@ -14,6 +14,7 @@
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 using namespace tilec;
@@ -1331,7 +1332,13 @@ Ref Interpreter::instantiateFactory(const FunctionObject &function, SMLoc loc) {
 
 void Interpreter::instantiateKernels(const Module &ast) {
   std::vector<std::string> available;
-  bool found = false;
+  // --kernel a,b: the names asked for, and those not seen yet.
+  llvm::SmallVector<StringRef> requested;
+  if (!options.kernel.empty())
+    StringRef(options.kernel).split(requested, ',', -1, /*KeepEmpty=*/false);
+  llvm::StringSet<> wanted;
+  for (StringRef name : requested)
+    wanted.insert(name.trim());
   for (auto &[def, function] : topLevelDefs) {
     enum { PrimFunc, Factory, Eager, Helper } kind = Helper;
     if (function->isPrimFunc)
@@ -1343,9 +1350,9 @@ void Interpreter::instantiateKernels(const Module &ast) {
     if (kind == Helper)
       continue;
     available.push_back(def->name);
-    if (!options.kernel.empty() && def->name != options.kernel)
+    if (!wanted.empty() && !wanted.contains(def->name))
       continue;
-    found = true;
+    wanted.erase(def->name);
     if (source.tooManyErrors())
       return;
     switch (kind) {
@@ -1374,10 +1381,12 @@ void Interpreter::instantiateKernels(const Module &ast) {
   }
 
   SMLoc fileStart = SMLoc::getFromPointer(source.getBuffer().begin());
-  if (!options.kernel.empty() && !found) {
+  if (!wanted.empty()) {
     std::string list = available.empty() ? "none" : llvm::join(available, ", ");
-    error(fileStart, "no kernel named '" + options.kernel +
-                         "' in this file (kernels: " + list + ")");
+    for (StringRef name : requested)
+      if (wanted.contains(name.trim()))
+        error(fileStart, "no kernel named '" + name.trim().str() +
+                             "' in this file (kernels: " + list + ")");
   } else if (available.empty() && !source.hasErrors()) {
     error(fileStart, "this file defines no kernel: write a @T.prim_func, a "
                      "function that returns one, or a @tilelang.jit "

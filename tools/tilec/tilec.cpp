@@ -31,6 +31,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 
 using namespace tilec;
 
@@ -50,6 +51,8 @@ struct Options {
   std::string rocmPath;
   bool splitInputFile = false;
   bool verifyDiagnostics = false;
+  /// Where to write a Make-style depfile, if anywhere.
+  std::string depfile;
 };
 
 /// What --emit produces.
@@ -63,7 +66,8 @@ struct Artifact {
 
 struct Job {
   Emit emit;
-  CompileOptions compile;
+  /// One per --arch; several only for header output.
+  std::vector<CompileOptions> targets;
   frontend::ImportOptions import;
   /// The C prefix of the header's module functions.
   std::string prefix;
@@ -104,6 +108,44 @@ static std::string printModule(mlir::ModuleOp module) {
   llvm::raw_string_ostream os(text);
   module->print(os);
   return text;
+}
+
+/// Compiles `module` for each of `job`'s targets and writes one header that
+/// embeds all the binaries. The kernels must launch alike on every target.
+static mlir::LogicalResult compileForTargets(
+    mlir::ModuleOp module, const Job &job,
+    llvm::function_ref<mlir::LogicalResult(mlir::PassManager &)> configure,
+    llvm::raw_ostream &os) {
+  std::optional<ModuleInfo> combined;
+  for (const CompileOptions &options : job.targets) {
+    mlir::OwningOpRef<mlir::ModuleOp> copy = module.clone();
+    if (mlir::failed(
+            lowerModule(*copy, options, Stage::Tile, Stage::GPU, configure)))
+      return mlir::failure();
+    mlir::FailureOr<ModuleInfo> info =
+        describeKernels(*copy, options, job.prefix, job.sourceName);
+    if (mlir::failed(info) ||
+        mlir::failed(
+            lowerModule(*copy, options, Stage::GPU, Stage::Binary, configure)))
+      return mlir::failure();
+    mlir::FailureOr<std::string> object = getCompiledObject(*copy);
+    if (mlir::failed(object))
+      return mlir::failure();
+    if (!combined) {
+      combined = std::move(*info);
+    } else if (combined->kernels != info->kernels) {
+      return mlir::emitError(module.getLoc())
+             << "the kernels compiled for " << combined->getArchList()
+             << " and for " << options.target->name
+             << " launch differently (parameters, grid, block or shared "
+                "memory); compile them to separate headers";
+    }
+    combined->images.push_back(
+        {options.target->name.str(),
+         std::vector<uint8_t>(object->begin(), object->end())});
+  }
+  writeHeader(*combined, os);
+  return mlir::success();
 }
 
 /// Compiles one buffer (a file, or one part of a split file). Text results
@@ -153,7 +195,9 @@ compileBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer, const Job &job,
       return mlir::success();
     }
 
-    const CompileOptions &options = job.compile;
+    if (job.targets.size() > 1)
+      return compileForTargets(*module, job, configure, os);
+    const CompileOptions &options = job.targets.front();
     if (mlir::failed(lowerModule(*module, options, Stage::Tile, Stage::Layouts,
                                  configure)))
       return mlir::failure();
@@ -187,15 +231,17 @@ compileBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer, const Job &job,
     mlir::FailureOr<std::string> object = getCompiledObject(*module);
     if (mlir::failed(object))
       return mlir::failure();
-    info->binary.assign(object->begin(), object->end());
+    ImageInfo image{options.target->name.str(),
+                    std::vector<uint8_t>(object->begin(), object->end())};
     if (job.emit == Emit::Assembly) {
       os << *object;
       if (job.headerPath.empty())
         return mlir::success();
       // A header around the PTX: the driver compiles it at load time.
-      info->binary.push_back(0);
-      info->isPTX = true;
+      image.bytes.push_back(0);
+      image.isPTX = true;
     }
+    info->images.push_back(std::move(image));
     std::string header;
     llvm::raw_string_ostream headerOs(header);
     writeHeader(*info, headerOs);
@@ -265,6 +311,37 @@ static bool writeArtifacts(const std::vector<Artifact> &artifacts) {
   return true;
 }
 
+/// A path as Make and Ninja read it in a depfile.
+static std::string escapeForDepfile(llvm::StringRef path) {
+  std::string result;
+  for (char c : path) {
+    if (c == ' ' || c == '#' || c == '\\')
+      result += '\\';
+    else if (c == '$')
+      result += '$';
+    result += c;
+  }
+  return result;
+}
+
+/// The depfile of a run: every file written depends on every file read
+/// (the input; .tile files include nothing).
+static std::string makeDepfile(const Options &options,
+                               const std::vector<Artifact> &artifacts) {
+  std::string text;
+  for (const Artifact &artifact : artifacts) {
+    if (artifact.path == "-")
+      continue;
+    if (!text.empty())
+      text += " ";
+    text += escapeForDepfile(artifact.path);
+  }
+  text += ":";
+  if (options.input != "-")
+    text += " " + escapeForDepfile(options.input);
+  return text + "\n";
+}
+
 /// Picks what to emit from --emit, else from the output's suffix.
 static std::optional<Emit> chooseEmit(const Options &options,
                                       const TargetInfo &target) {
@@ -301,28 +378,57 @@ static std::optional<Emit> chooseEmit(const Options &options,
 }
 
 static int compile(const Options &options, const char *argv0) {
-  const TargetInfo *target = lookupTarget(options.arch);
-  if (!target) {
-    llvm::errs() << "tilec: error: unknown --arch '" << options.arch
-                 << "'; supported:";
-    for (const TargetInfo &t : getTargets())
-      llvm::errs() << " " << t.name;
-    llvm::errs() << "\n";
-    return 1;
+  // --arch sm_80,sm_90a: one target per name.
+  llvm::SmallVector<const TargetInfo *> targets;
+  llvm::SmallVector<llvm::StringRef> names;
+  llvm::StringRef(options.arch).split(names, ',');
+  for (llvm::StringRef name : names) {
+    const TargetInfo *target = lookupTarget(name.trim());
+    if (!target) {
+      llvm::errs() << "tilec: error: unknown --arch '" << name.trim()
+                   << "'; supported:";
+      for (const TargetInfo &t : getTargets())
+        llvm::errs() << " " << t.name;
+      llvm::errs() << "\n";
+      return 1;
+    }
+    if (llvm::is_contained(targets, target)) {
+      llvm::errs() << "tilec: error: --arch names " << target->name
+                   << " twice\n";
+      return 1;
+    }
+    if (!targets.empty() && target->isNVIDIA() != targets[0]->isNVIDIA()) {
+      llvm::errs() << "tilec: error: --arch mixes NVIDIA and AMD targets; "
+                      "their headers use different runtimes, so compile "
+                      "them separately\n";
+      return 1;
+    }
+    targets.push_back(target);
   }
+  const TargetInfo *target = targets.front();
   std::optional<Emit> emit = chooseEmit(options, *target);
   if (!emit)
     return 1;
+  if (targets.size() > 1 && *emit != Emit::Header) {
+    llvm::errs() << "tilec: error: with several --arch targets, tilec writes "
+                    "one header that embeds a binary for each: give "
+                    "-o FILE.h or --emit=header\n";
+    return 1;
+  }
 
   Job job;
   job.emit = *emit;
-  job.compile.target = target;
-  job.compile.optLevel = options.optLevel;
-  job.compile.fastMath = options.fastMath;
-  job.compile.cudaPath =
-      options.cudaPath.empty() ? getDefaultCudaPath() : options.cudaPath;
-  job.compile.rocmPath =
-      options.rocmPath.empty() ? getDefaultRocmPath(argv0) : options.rocmPath;
+  for (const TargetInfo *t : targets) {
+    CompileOptions compile;
+    compile.target = t;
+    compile.optLevel = options.optLevel;
+    compile.fastMath = options.fastMath;
+    compile.cudaPath =
+        options.cudaPath.empty() ? getDefaultCudaPath() : options.cudaPath;
+    compile.rocmPath =
+        options.rocmPath.empty() ? getDefaultRocmPath(argv0) : options.rocmPath;
+    job.targets.push_back(compile);
+  }
   job.import.kernel = options.kernel;
   job.sourceName = llvm::sys::path::filename(options.input).str();
   job.prefix =
@@ -391,6 +497,8 @@ static int compile(const Options &options, const char *argv0) {
           options.splitInputFile ? "# -----" : "", "# -----")))
     return 1;
   artifacts.insert(artifacts.begin(), {options.output, std::move(result)});
+  if (!options.depfile.empty())
+    artifacts.push_back({options.depfile, makeDepfile(options, artifacts)});
   return writeArtifacts(artifacts) ? 0 : 1;
 }
 
@@ -416,7 +524,9 @@ int main(int argc, char **argv) {
                  "Where to write the result ('-', the default, is standard "
                  "output); written only when compilation succeeds");
   std::string archHelp =
-      "The GPU to compile for (default " + kDefaultArch.str() + "):";
+      "The GPU to compile for (default " + kDefaultArch.str() +
+      "); several, comma-separated, for a header that embeds a binary for "
+      "each and loads the one that suits the device:";
   for (const TargetInfo &target : getTargets())
     archHelp += " " + target.name.str();
   app.add_option("--arch", options.arch, archHelp);
@@ -449,7 +559,7 @@ int main(int argc, char **argv) {
       ->type_name("NAME=VALUE")
       ->take_first();
   app.add_option("--kernel", options.kernel,
-                 "Compile only the kernel with this name");
+                 "Compile only the kernels with these names (comma-separated)");
   app.add_option("--cuda-path", options.cudaPath,
                  "The CUDA toolkit, for ptxas and libdevice (default: "
                  "$CUDA_PATH or /usr/local/cuda)");
@@ -457,6 +567,10 @@ int main(int argc, char **argv) {
                  "A directory with amdgcn/bitcode (the ROCm device "
                  "libraries) and llvm/bin/ld.lld (default: $TILEC_ROCM_PATH "
                  "or the one installed beside tilec)");
+  app.add_option("--depfile", options.depfile,
+                 "Also write a Make-style depfile naming the files read, "
+                 "for build systems (-MF FILE is the same; -MD alone writes "
+                 "OUTPUT.d)");
   app.add_flag("--split-input-file", options.splitInputFile,
                "For tests: compile each part of the file between '# -----' "
                "lines on its own");
@@ -467,10 +581,33 @@ int main(int argc, char **argv) {
              "--mlir-timing, --mlir-print-debuginfo, ...) are also accepted.");
   app.allow_extras();
 
+  // GCC's depfile spellings, -MD and -MF FILE, are not CLI11 options
+  // (CLI11 would read -MD as -M -D): translate them first.
+  std::vector<std::string> args;
+  bool writeDepfileBesideOutput = false;
+  for (int i = 1; i < argc; ++i) {
+    llvm::StringRef arg = argv[i];
+    if (arg == "-MD") {
+      writeDepfileBesideOutput = true;
+    } else if (arg == "-MF") {
+      args.push_back("--depfile");
+    } else {
+      args.push_back(arg.str());
+    }
+  }
+  std::reverse(args.begin(), args.end());
   try {
-    app.parse(argc, argv);
+    app.parse(args);
   } catch (const CLI::ParseError &e) {
     return app.exit(e) == 0 ? 0 : 1;
+  }
+  if (writeDepfileBesideOutput && options.depfile.empty()) {
+    if (options.output == "-") {
+      llvm::errs() << "tilec: error: -MD writes OUTPUT.d: give -o, or the "
+                      "depfile's path with -MF\n";
+      return 1;
+    }
+    options.depfile = options.output + ".d";
   }
 
   // Whatever CLI11 did not know goes to MLIR's option parser, which only

@@ -69,12 +69,13 @@ ModuleInfo makeGemmModule(Runtime runtime) {
   ModuleInfo module;
   module.runtime = runtime;
   module.prefix = "gemm";
-  module.arch = runtime == Runtime::CUDA ? "sm_90a" : "gfx942";
   module.sourceName = "examples/gemm.tile";
   // An ELF magic, then every byte value once.
-  module.binary = {0x7f, 'E', 'L', 'F'};
+  ImageInfo image{runtime == Runtime::CUDA ? "sm_90a" : "gfx942",
+                  {0x7f, 'E', 'L', 'F'}};
   for (int i = 0; i < 256; ++i)
-    module.binary.push_back(uint8_t(i));
+    image.bytes.push_back(uint8_t(i));
+  module.images.push_back(image);
 
   KernelInfo gemm;
   gemm.name = "gemm_main";
@@ -119,7 +120,7 @@ ModuleInfo makeEdgeModule(Runtime runtime) {
   ModuleInfo module;
   module.runtime = runtime;
   module.prefix = "edge";
-  module.arch = "sm_80 \"*/ ?\?/";
+  module.images.push_back({"sm_80 \"*/ ?\?/", {}});
   module.sourceName = "odd/*name*/?\?/.tile";
 
   KernelInfo keywords;
@@ -224,7 +225,7 @@ TEST(HeaderGenTest, EmbedsTheBinaryAligned) {
   size_t begin = position(text, "gemm_binary[] = {\n");
   size_t end = text.find("};", begin);
   StringRef bytes = StringRef(text).slice(begin, end);
-  EXPECT_EQ(bytes.count("0x"), module.binary.size());
+  EXPECT_EQ(bytes.count("0x"), module.images[0].bytes.size());
   EXPECT_EQ(bytes.count('\n'), 1u + 22u);
 }
 
@@ -399,6 +400,51 @@ TEST(HeaderGenTest, RenamesReservedParameterNames) {
                              "/* int__ elements */\n"));
 }
 
+/// The GEMM module with a binary per target: sm_80 and sm_90a cubins and
+/// sm_80 PTX (NVIDIA), or gfx90a and gfx942 code objects (AMD).
+ModuleInfo makeMultiTargetModule(Runtime runtime) {
+  ModuleInfo module = makeGemmModule(runtime);
+  module.prefix = "multi";
+  module.images.clear();
+  if (runtime == Runtime::CUDA) {
+    module.images.push_back({"sm_80", {0x7f, 'E', 'L', 'F', 80}});
+    module.images.push_back({"sm_90a", {0x7f, 'E', 'L', 'F', 90}});
+    module.images.push_back({"sm_80", {'.', 'v', 0}, /*isPTX=*/true});
+  } else {
+    module.images.push_back({"gfx90a", {0x7f, 'E', 'L', 'F', 1}});
+    module.images.push_back({"gfx942", {0x7f, 'E', 'L', 'F', 2}});
+  }
+  return module;
+}
+
+TEST(HeaderGenTest, SeveralTargetsPickTheDevicesBinary) {
+  std::string text = joinWrapped(render(makeMultiTargetModule(Runtime::CUDA)));
+  EXPECT_TRUE(contains(text, "#define MULTI_ARCH \"sm_80,sm_90a,sm_80\"\n"));
+  EXPECT_TRUE(contains(text, "multi_binary_0_sm_80[] = {"));
+  EXPECT_TRUE(contains(text, "multi_binary_1_sm_90a[] = {"));
+  EXPECT_TRUE(contains(text, "/* The PTX for sm_80, 3 bytes with its NUL"));
+  // The arch-specific cubin only on its own GPU, then a cubin of the same
+  // generation, then PTX for anything newer.
+  size_t exact = position(text, "if (major == 9 && minor == 0) {\n"
+                                "    *image = multi_binary_1_sm_90a;");
+  size_t generation = position(text, "if (major == 8 && minor >= 0) {\n"
+                                     "    *image = multi_binary_0_sm_80;");
+  size_t ptx = position(text, "if (major * 10 + minor >= 80) {\n"
+                              "    *image = multi_binary_2_sm_80;");
+  EXPECT_LT(exact, generation);
+  EXPECT_LT(generation, ptx);
+  EXPECT_TRUE(contains(text, "return CUDA_ERROR_NO_BINARY_FOR_GPU;"));
+  EXPECT_TRUE(contains(text, "err = multi_image_(&image);"));
+  EXPECT_TRUE(contains(text, "cuModuleLoadData(&module, image)"));
+
+  std::string hip = joinWrapped(render(makeMultiTargetModule(Runtime::HIP)));
+  EXPECT_TRUE(contains(hip, "#include <string.h>"));
+  EXPECT_TRUE(contains(hip, "strncmp(properties.gcnArchName, \"gfx942\", 6) "
+                            "== 0 &&\n      (properties.gcnArchName[6] == "
+                            "'\\0' || properties.gcnArchName[6] == ':')"));
+  EXPECT_TRUE(contains(hip, "return hipErrorNoBinaryForGpu;"));
+}
+
 TEST(HeaderGenTest, EdgeCases) {
   std::string text = render(makeEdgeModule(Runtime::CUDA));
   // Comments and strings cannot be closed or escaped by odd names.
@@ -544,7 +590,8 @@ TEST_F(HeaderCompileTest, CompilesAsC99AndCxx17) {
     if (!sdk)
       continue;
     for (const ModuleInfo &module :
-         {makeGemmModule(runtime), makeEdgeModule(runtime)}) {
+         {makeGemmModule(runtime), makeEdgeModule(runtime),
+          makeMultiTargetModule(runtime)}) {
       std::string header = module.prefix + ".h";
       writeFile(header, render(module));
       // Only the include: unused static functions must not warn.

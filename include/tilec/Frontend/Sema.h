@@ -27,7 +27,7 @@ namespace tilec::frontend {
 struct ImportOptions {
   /// `-D NAME=VALUE` pairs, in command-line order.
   std::vector<std::pair<std::string, std::string>> defines;
-  /// Compile only this kernel (all when empty).
+  /// Compile only these kernels, comma-separated (all when empty).
   std::string kernel;
 };
 

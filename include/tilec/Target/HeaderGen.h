@@ -44,6 +44,12 @@ struct KernelParamInfo {
   /// Tensors: the extents; a negative entry -k-1 stands for the Dim
   /// parameter at index k of the params list.
   std::vector<int64_t> shape;
+
+  bool operator==(const KernelParamInfo &other) const {
+    return kind == other.kind && name == other.name && cType == other.cType &&
+           elementBytes == other.elementBytes && alignment == other.alignment &&
+           shape == other.shape;
+  }
 };
 
 struct KernelInfo {
@@ -55,6 +61,27 @@ struct KernelInfo {
   int64_t threads[3] = {1, 1, 1};
   /// Dynamic shared memory the kernel needs, in bytes.
   int64_t sharedMemoryBytes = 0;
+
+  /// Whether launching `other` is launching this: the same parameters,
+  /// grid, block and shared memory.
+  bool operator==(const KernelInfo &other) const {
+    for (int i = 0; i < 3; ++i)
+      if (grid[i] != other.grid[i] || threads[i] != other.threads[i])
+        return false;
+    return name == other.name && params == other.params &&
+           sharedMemoryBytes == other.sharedMemoryBytes;
+  }
+};
+
+/// One compiled form of a module's kernels.
+struct ImageInfo {
+  /// The target ("sm_90a", "gfx942").
+  std::string arch;
+  /// The cubin or hsaco, or NUL-terminated PTX (see `isPTX`).
+  std::vector<uint8_t> bytes;
+  /// `bytes` is PTX text, which the CUDA driver compiles for the GPU it
+  /// runs on when the module is loaded.
+  bool isPTX = false;
 };
 
 struct ModuleInfo {
@@ -63,17 +90,15 @@ struct ModuleInfo {
   /// Prefix of the module-wide functions and the include guard, a valid C
   /// identifier (e.g. "gemm" gives gemm_load / gemm_unload).
   std::string prefix;
-  /// Target, for a comment and the error message of a device mismatch
-  /// ("sm_90a", "gfx942").
-  std::string arch;
   /// The .tile file the module came from, for a comment.
   std::string sourceName;
-  /// The cubin or hsaco, or NUL-terminated PTX (see `isPTX`).
-  std::vector<uint8_t> binary;
-  /// The binary is PTX text, which the CUDA driver compiles for the GPU it
-  /// runs on when the module is loaded.
-  bool isPTX = false;
+  /// The module compiled for each target, all of one runtime. With more
+  /// than one, the header loads the one that suits the current device.
+  std::vector<ImageInfo> images;
   std::vector<KernelInfo> kernels;
+
+  /// The targets, comma-separated.
+  std::string getArchList() const;
 };
 
 /// Writes the header for `module` to `os`. Deterministic: the same module
