@@ -79,6 +79,11 @@ def configs():
                               "TEST_SEQ": seq, "TEST_DIM": dim,
                               "CAUSAL": int(causal),
                               "BHSD": int(layout == "bhsd")}))
+    # Headers for several targets pick the device's binary, or refuse.
+    for archs in ["sm_80,sm_90a", "sm_80,sm_86"]:
+        out.append((f"multiarch_{archs.replace(',', '_')}", kernel("copy"), {},
+                    "MULTIARCH", {"ARCHS": f'"{archs}"'},
+                    ["--arch", archs, "--kernel", "copy2d"], "multiarch.cpp"))
     for m, n, k in [(256, 256, 256), (200, 136, 72)]:
         out.append((f"gemm_example_{m}x{n}x{k}", example("gemm"),
                     {"M": m, "N": n, "K": k}, "GEMM", {"M": m, "N": n, "K": k}))
@@ -147,8 +152,12 @@ def build(args):
         key = (source, tuple(sorted(defines.items())), tuple(flags))
         if key not in compiled:
             base = os.path.join(args.out, name)
-            cmd = [args.tilec, source, "--arch", args.arch, "-o", base + ".cubin",
-                   *flags]
+            if "--arch" in flags:
+                # Several targets: one header embedding them all.
+                cmd = [args.tilec, source, "-o", base + ".h", *flags]
+            else:
+                cmd = [args.tilec, source, "--arch", args.arch, "-o",
+                       base + ".cubin", *flags]
             for k, v in defines.items():
                 cmd += ["-D", f"{k}={v}"]
             start = time.perf_counter()

@@ -115,6 +115,10 @@ struct Context {
   }
 };
 
+inline std::vector<double> widen(const std::vector<float> &values) {
+  return std::vector<double>(values.begin(), values.end());
+}
+
 inline std::vector<uint16_t> toHalf(const std::vector<float> &values) {
   std::vector<uint16_t> result(values.size());
   for (size_t i = 0; i < values.size(); ++i)

@@ -11,11 +11,6 @@
 #define TEST_NAME "kernel"
 #endif
 
-[[maybe_unused]] static std::vector<double>
-widen(const std::vector<float> &values) {
-  return std::vector<double>(values.begin(), values.end());
-}
-
 #if defined(TEST_ADD)
 // C = A + B over an TEST_M x TEST_N tensor of DTYPE_F16 ? half : float.
 static bool run(Context &ctx) {
