@@ -11,13 +11,15 @@ from lit.llvm.subst import ToolSubst
 config.name = "TILEC"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".tile", ".test"]
-config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Unit", "Inputs", "gpu"]
+config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Unit", "Inputs", "gpu", "utils", "fuzz"]
 
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.tilec_obj_root, "test")
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%python", sys.executable))
+# `%expect_exit 2 tilec ...`: the command must exit with exactly that status.
+config.substitutions.append(("%expect_exit", sys.executable + " " + os.path.join(os.path.dirname(__file__), "utils", "expect_exit.py")))
 config.substitutions.append(("%tilec_src_root", config.tilec_src_root))
 config.substitutions.append(("%tilec_obj_root", config.tilec_obj_root))
 
@@ -32,6 +34,13 @@ tools = [
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 llvm_config.with_environment("PATH", config.tilec_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+
+# Sanitizer builds let the sanitizers report crashes; release builds turn
+# them into internal errors.
+if config.tilec_sanitize:
+    config.available_features.add("sanitizers")
+else:
+    config.available_features.add("crash-recovery")
 
 # Tools the device-code tests use when the machine has them: ptxas from the
 # CUDA toolkit (tilec's default, or $CUDA_PATH), and the ROCm device

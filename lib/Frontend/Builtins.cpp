@@ -178,6 +178,17 @@ shapeArg(Interpreter &interp, const Ref &arg, SMLoc loc) {
     interp.error(loc, "a buffer needs at least one dimension");
     return std::nullopt;
   }
+  // A block's buffers live in registers and shared memory; far smaller.
+  constexpr int64_t kMaxBufferElements = int64_t(1) << 31;
+  int64_t elements = 1;
+  for (int64_t extent : shape) {
+    if (llvm::MulOverflow(elements, extent, elements) ||
+        elements > kMaxBufferElements) {
+      interp.error(loc, "a buffer of more than 2^31 elements cannot fit in "
+                        "a block");
+      return std::nullopt;
+    }
+  }
   return shape;
 }
 
@@ -916,6 +927,14 @@ static Ref tensorSpec(Interpreter &interp, const CallArgs &call,
   }
   if (spec->shape.empty())
     return interp.error(args->loc(0), "a tensor needs at least one dimension");
+  // Offsets are 64-bit: the static extents alone must leave room.
+  int64_t elements = 1;
+  for (const Ref &extent : spec->shape)
+    if (std::optional<int64_t> value = Interpreter::getConstInt(extent))
+      if (llvm::MulOverflow(elements, *value, elements) ||
+          elements > (int64_t(1) << 62))
+        return interp.error(args->loc(0), "a tensor of more than 2^62 "
+                                          "elements cannot be addressed");
   std::optional<DType> dtype =
       args->has(1) ? interp.getDType((*args)[1], args->loc(1), "the tensor")
                    : lookupDType("float32", interp.getContext());

@@ -89,6 +89,8 @@ struct Interpreter::KernelFunction {
   llvm::StringMap<std::shared_ptr<const TensorSpecObject>> annotations;
   std::vector<KernelParam> outputs;
   llvm::SmallVector<StringRef> constNames;
+  /// Where the function's T.Kernel block is, once there is one.
+  llvm::SMLoc kernelLoc;
 };
 
 //===----------------------------------------------------------------------===//
@@ -99,13 +101,32 @@ Interpreter::Interpreter(TileSource &source, mlir::ModuleOp module,
                          const ImportOptions &options)
     : source(source), module(module), options(options),
       builder(module.getContext()) {
-  moduleScope = std::make_shared<Scope>();
+  moduleScope = makeScope(nullptr);
   scope = moduleScope;
   tModule = createLanguageModule(getContext());
   builtinsModule = createPythonBuiltins();
 }
 
-Interpreter::~Interpreter() = default;
+Interpreter::~Interpreter() {
+  // A function's closure holds the scope that binds the function; empty
+  // every scope so that these cycles are freed.
+  for (const std::weak_ptr<Scope> &weak : scopes)
+    if (std::shared_ptr<Scope> scope = weak.lock())
+      scope->clear();
+}
+
+std::shared_ptr<Scope> Interpreter::makeScope(std::shared_ptr<Scope> parent) {
+  auto scope = std::make_shared<Scope>(std::move(parent));
+  // Most call scopes are gone by the time the list grows: keep it short.
+  if (scopes.size() == scopes.capacity()) {
+    llvm::erase_if(scopes, [](const std::weak_ptr<Scope> &weak) {
+      return weak.expired();
+    });
+    scopes.reserve(2 * scopes.size() + 16);
+  }
+  scopes.push_back(scope);
+  return scope;
+}
 
 Ref Interpreter::none() {
   static const Ref value = std::make_shared<NoneObject>();
@@ -138,10 +159,8 @@ Ref Interpreter::error(SMLoc loc, const llvm::Twine &message) {
   return poison();
 }
 
-void Interpreter::emitNote(SMLoc loc, const llvm::Twine &message) {
-  getContext()->getDiagEngine().emit(getLoc(loc),
-                                     mlir::DiagnosticSeverity::Note)
-      << message;
+void Interpreter::emitRemark(SMLoc loc, const llvm::Twine &message) {
+  mlir::emitRemark(getLoc(loc)) << message;
 }
 
 bool Interpreter::verifyNewOp(mlir::Operation *op) {
@@ -201,7 +220,7 @@ void Interpreter::parseDefines() {
         nameExpr && nameExpr->name != "T") {
       value = string(nameExpr->name);
     } else {
-      auto defineScope = std::make_shared<Scope>();
+      auto defineScope = makeScope(nullptr);
       defineScope->set("T", tModule, 0);
       std::swap(scope, defineScope);
       value = eval(*expr);
@@ -600,8 +619,19 @@ Interpreter::Flow Interpreter::execWith(const WithStmt &stmt) {
           "T.Kernel must be inside a @T.prim_func or @tilelang.jit function");
     return Flow::Normal;
   }
+  if (currentFunction->kernelLoc.isValid()) {
+    // One launch per kernel function, as in TileLang.
+    mlir::InFlightDiagnostic diag =
+        emitError(item.context->getLoc())
+        << "a kernel function has one T.Kernel block; give this one a "
+           "function of its own";
+    diag.attachNote(getLoc(currentFunction->kernelLoc))
+        << "the first T.Kernel block is here";
+    return Flow::Normal;
+  }
   if (!ensureFunction(item.context->getLoc()))
     return Flow::Normal;
+  currentFunction->kernelLoc = item.context->getLoc();
 
   // The block indices: `as bx` for a 1-D grid, `as (bx, by)` otherwise.
   std::vector<const NameExpr *> names;
@@ -804,13 +834,13 @@ void Interpreter::execFunctionDef(const FunctionDefStmt &stmt) {
     } else if (name == "tilelang.jit") {
       function->isJit = true;
       if (called)
-        emitNote(decorator->getLoc(),
-                 "the arguments of @tilelang.jit(...) are ignored: tilec "
-                 "takes the target and options from its command line");
+        emitRemark(decorator->getLoc(),
+                   "the arguments of @tilelang.jit(...) are ignored: tilec "
+                   "takes the target and options from its command line");
     } else if (name == "tilelang.autotune") {
-      emitNote(decorator->getLoc(),
-               "@autotune is ignored: tilec compiles the configuration given "
-               "by the defaults and -D values");
+      emitRemark(decorator->getLoc(),
+                 "@autotune is ignored: tilec compiles the configuration given "
+                 "by the defaults and -D values");
     } else {
       error(decorator->getLoc(), "decorator is not supported in .tile "
                                  "(supported: @T.prim_func, @T.macro, "
@@ -978,7 +1008,7 @@ Ref Interpreter::callFunction(
                       "@T.macro for code shared between kernels");
   if (callDepth >= kMaxCallDepth)
     return error(loc, "calls are nested too deeply (recursion?)");
-  auto callScope = std::make_shared<Scope>(function.closure);
+  auto callScope = makeScope(function.closure);
   if (!bindParameters(function, args, *callScope, loc, fallback))
     return poison();
   ++callDepth;
@@ -1185,7 +1215,7 @@ void Interpreter::emitPrimFunc(const FunctionObject &function, StringRef name,
   kernel.function = &function;
   kernel.built = true;
   currentFunction = &kernel;
-  auto kernelScope = std::make_shared<Scope>(function.closure);
+  auto kernelScope = makeScope(function.closure);
   mlir::OpBuilder::InsertionGuard guard(builder);
   if (buildKernelFunction(name, params, *kernelScope, loc)) {
     std::swap(scope, kernelScope);
@@ -1285,7 +1315,7 @@ void Interpreter::emitEagerKernel(const FunctionObject &function, SMLoc loc) {
   kernel.name = def.name;
   kernel.function = &function;
   kernel.eager = true;
-  kernel.scope = std::make_shared<Scope>(function.closure);
+  kernel.scope = makeScope(function.closure);
   // Parameters take -D values or defaults; the rest are tensors that the
   // body annotates.
   for (auto [i, param] : llvm::enumerate(def.params)) {

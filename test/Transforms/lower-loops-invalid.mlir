@@ -30,3 +30,22 @@ func.func @too_long(%a: memref<64xf32>) {
   return
 }
 
+
+// -----
+
+// Nested unrolls multiply: the outer loop would copy 4096 x 8193 ops.
+func.func @nested_too_large(%a: memref<64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4096 = arith.constant 4096 : index
+  %x = arith.constant 1.0 : f32
+  tile.kernel blocks(%bx) in (%c1) threads(64) {
+    // expected-error@+1 {{T.unroll would copy its body of 8193 operations 4096 times, more than 262144 in all; use T.serial for this loop or the loops inside it}}
+    tile.unroll %i = %c0 to %c4096 step %c1 {
+      tile.unroll %j = %c0 to %c4096 step %c1 {
+        memref.store %x, %a[%c0] : memref<64xf32>
+      }
+    }
+  }
+  return
+}

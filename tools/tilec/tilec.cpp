@@ -9,9 +9,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "tilec/Driver/Compiler.h"
+#include "tilec/Driver/InternalErrors.h"
 #include "tilec/Frontend/MLIRGen.h"
 #include "tilec/InitTilec.h"
 #include "tilec/Target/HeaderGen.h"
+#include "tilec/Transforms/Passes.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
@@ -23,6 +25,7 @@
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/CrashRecoveryContext.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
@@ -32,6 +35,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cstdlib>
 
 using namespace tilec;
 
@@ -53,6 +57,8 @@ struct Options {
   bool verifyDiagnostics = false;
   /// Where to write a Make-style depfile, if anywhere.
   std::string depfile;
+  /// For tests of internal-error reporting: a fault to inject.
+  std::string injectFault;
 };
 
 /// What --emit produces.
@@ -74,6 +80,8 @@ struct Job {
   std::string sourceName;
   /// Where the header goes when a binary is written; empty otherwise.
   std::string headerPath;
+  /// A fault for tilec-test-inject-fault to inject, if any.
+  std::string injectFault;
 };
 
 } // namespace
@@ -148,6 +156,13 @@ static mlir::LogicalResult compileForTargets(
   return mlir::success();
 }
 
+/// Internal errors end the run at once: the IR can no longer be trusted, and
+/// no output has been written yet.
+[[noreturn]] static void exitAfterInternalError() {
+  llvm::errs().flush();
+  std::_Exit(2);
+}
+
 /// Compiles one buffer (a file, or one part of a split file). Text results
 /// go to `os`; a binary and its header are added to `artifacts`.
 static mlir::LogicalResult
@@ -156,7 +171,9 @@ compileBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer, const Job &job,
               std::vector<Artifact> &artifacts) {
   mlir::DialectRegistry registry;
   registerDialects(registry);
-  mlir::MLIRContext context(registry);
+  // One thread: internal-error checks and crash reports follow the passes
+  // as they run, and diagnostics come in a stable order.
+  mlir::MLIRContext context(registry, mlir::MLIRContext::Threading::DISABLED);
   // Diagnostics point at .tile lines; an IR dump would only get in the way.
   context.printOpOnDiagnostic(false);
   llvm::SourceMgr sourceMgr;
@@ -175,10 +192,13 @@ compileBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer, const Job &job,
         frontend::importTileFile(sourceMgr, &context, job.import);
     if (!module)
       return mlir::failure();
-    auto configure = [](mlir::PassManager &pm) -> mlir::LogicalResult {
+    auto configure = [&](mlir::PassManager &pm) -> mlir::LogicalResult {
       if (mlir::failed(mlir::applyPassManagerCLOptions(pm)))
         return mlir::failure();
       mlir::applyDefaultTimingPassManagerCLOptions(pm);
+      addInternalErrorChecks(pm, exitAfterInternalError);
+      if (!job.injectFault.empty())
+        pm.addPass(createTilecTestInjectFault({job.injectFault}));
       return mlir::success();
     };
     // The front end emits constants where they are used; fold and share
@@ -430,6 +450,7 @@ static int compile(const Options &options, const char *argv0) {
     job.targets.push_back(compile);
   }
   job.import.kernel = options.kernel;
+  job.injectFault = options.injectFault;
   job.sourceName = llvm::sys::path::filename(options.input).str();
   job.prefix =
       prefixFor(options.output != "-" ? options.output : options.input);
@@ -500,6 +521,30 @@ static int compile(const Options &options, const char *argv0) {
   if (!options.depfile.empty())
     artifacts.push_back({options.depfile, makeDepfile(options, artifacts)});
   return writeArtifacts(artifacts) ? 0 : 1;
+}
+
+/// Runs `compile`, turning a crash into an internal error with exit code 2
+/// (sanitizer builds let the sanitizers report it instead).
+static int compileSafely(const Options &options, const char *argv0) {
+#ifdef TILEC_SANITIZER_BUILD
+  return compile(options, argv0);
+#else
+  llvm::CrashRecoveryContext::Enable();
+  llvm::CrashRecoveryContext recovery;
+  int status = 1;
+  if (recovery.RunSafely([&] { status = compile(options, argv0); }))
+    return status;
+  std::string pass = getRunningPassName();
+  llvm::errs() << "tilec: internal error: crashed"
+               << (recovery.RetCode > 128
+                       ? " (signal " + std::to_string(recovery.RetCode - 128) +
+                             ")"
+                       : std::string())
+               << (pass.empty() ? "" : " in pass '" + pass + "'")
+               << "; this is a bug in tilec: please report it with the input "
+                  "file and the command line\n";
+  exitAfterInternalError();
+#endif
 }
 
 int main(int argc, char **argv) {
@@ -577,6 +622,9 @@ int main(int argc, char **argv) {
   app.add_flag("--verify-diagnostics", options.verifyDiagnostics,
                "For tests: check the diagnostics against the file's "
                "'expected-error {{...}}' comments");
+  app.add_option("--debug-inject-fault", options.injectFault,
+                 "For tilec's tests: invalid-ir, silent-failure or crash")
+      ->group("");
   app.footer("MLIR's --mlir-* options (--mlir-print-ir-after-all, "
              "--mlir-timing, --mlir-print-debuginfo, ...) are also accepted.");
   app.allow_extras();
@@ -610,6 +658,15 @@ int main(int argc, char **argv) {
     options.depfile = options.output + ".d";
   }
 
+  llvm::StringRef fault = options.injectFault;
+  if (!fault.empty() && fault != "invalid-ir" && fault != "silent-failure" &&
+      fault != "crash") {
+    llvm::errs() << "tilec: error: --debug-inject-fault takes invalid-ir, "
+                    "silent-failure or crash, not '"
+                 << options.injectFault << "'\n";
+    return 1;
+  }
+
   // Whatever CLI11 did not know goes to MLIR's option parser, which only
   // accepts its own --mlir-* options.
   std::vector<std::string> extras = app.remaining();
@@ -627,5 +684,5 @@ int main(int argc, char **argv) {
   if (!llvm::cl::ParseCommandLineOptions(mlirArgs.size(), mlirArgs.data(),
                                          "tilec", &llvm::errs()))
     return 1;
-  return compile(options, argv[0]);
+  return compileSafely(options, argv[0]);
 }

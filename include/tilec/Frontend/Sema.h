@@ -56,6 +56,8 @@ public:
   popRegion(unsigned regionDepth);
   /// Every name visible from here, for suggestions.
   void collectNames(std::vector<std::string> &names) const;
+  /// Drops every binding.
+  void clear() { vars.clear(); }
 
 private:
   llvm::StringMap<Binding> vars;
@@ -87,7 +89,7 @@ public:
   mlir::InFlightDiagnostic emitError(llvm::SMLoc loc) {
     return source.emitError(loc);
   }
-  void emitNote(llvm::SMLoc loc, const llvm::Twine &message);
+  void emitRemark(llvm::SMLoc loc, const llvm::Twine &message);
 
   /// Whether IR can be emitted here: inside a kernel function's body.
   bool inFunction() const { return currentFunction != nullptr; }
@@ -259,6 +261,11 @@ private:
   mlir::ModuleOp module;
   const ImportOptions &options;
   mlir::OpBuilder builder;
+
+  /// A new scope, remembered so that the destructor can break the cycles
+  /// closures make.
+  std::shared_ptr<Scope> makeScope(std::shared_ptr<Scope> parent);
+  std::vector<std::weak_ptr<Scope>> scopes;
 
   std::shared_ptr<Scope> moduleScope;
   std::shared_ptr<Scope> scope;

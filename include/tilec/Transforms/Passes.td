@@ -25,4 +25,20 @@ def TilecFastMath : Pass<"tilec-fast-math", "mlir::gpu::GPUModuleOp"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def TilecTestInjectFault : Pass<"tilec-test-inject-fault", "mlir::ModuleOp"> {
+  let summary = "Break the compiler on purpose, to test internal errors";
+  let description = [{
+    For tilec's own tests of how internal errors are reported (`tilec
+    --debug-inject-fault=KIND`): `invalid-ir` leaves IR that does not
+    verify (a `func.return` at module level), `silent-failure` fails
+    without a diagnostic and `crash` stops the process with a trap
+    instruction. No pipeline of tilec's runs it otherwise.
+  }];
+  let options = [
+    Option<"kind", "kind", "std::string", /*default=*/"\"invalid-ir\"",
+           "The fault: invalid-ir, silent-failure or crash">,
+  ];
+  let dependentDialects = ["::mlir::func::FuncDialect"];
+}
+
 #endif // TILEC_TRANSFORMS_PASSES_TD

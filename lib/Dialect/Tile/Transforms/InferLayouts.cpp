@@ -112,6 +112,9 @@ private:
   /// Gives the accumulators (and register A operands) of gemms that run on
   /// mma.sync their layouts.
   LogicalResult seedGemmLayouts();
+  /// Rejects fragments and loops whose share per thread is too large to
+  /// unroll.
+  LogicalResult checkThreadShares();
 
   KernelOp kernel;
   int64_t threads;
@@ -308,6 +311,29 @@ FragmentLayoutAttr LayoutSolver::defaultLoopLayout(ParallelOp loop) {
                        elementBytes ? elementBytes : fragmentBytes);
 }
 
+LogicalResult LayoutSolver::checkThreadShares() {
+  // Each thread's share of a fragment or loop is unrolled: far past what a
+  // thread's 255 registers hold, it only makes compilation take minutes.
+  constexpr int64_t kMaxShare = 4096;
+  for (auto [op, assignment] : fragments)
+    if (assignment.layout.getSlots() > kMaxShare)
+      return op->emitError()
+             << describeFragment(cast<AllocFragmentOp>(op)) << " puts "
+             << assignment.layout.getSlots() << " elements in each of the "
+             << threads << " threads; at most " << kMaxShare
+             << " can be unrolled (and 255 registers hold far fewer): use a "
+                "smaller tile, more threads or shared memory";
+  for (ParallelOp loop : loopOrder)
+    if (loops[loop].getSlots() > kMaxShare)
+      return loop.emitError()
+             << "this T.Parallel loop gives each of the " << threads
+             << " threads " << loops[loop].getSlots() << " iterations; at most "
+             << kMaxShare
+             << " can be unrolled: put a T.serial loop around a smaller "
+                "T.Parallel, or use more threads";
+  return success();
+}
+
 LogicalResult LayoutSolver::run() {
   kernel.walk([&](Operation *op) {
     if (auto loop = dyn_cast<ParallelOp>(op)) {
@@ -370,6 +396,8 @@ LogicalResult LayoutSolver::run() {
                                         alloc.getLoc()}});
   });
 
+  if (failed(checkThreadShares()))
+    return failure();
   for (auto [op, assignment] : fragments)
     cast<AllocFragmentOp>(op).setLayoutAttr(assignment.layout);
   for (ParallelOp loop : loopOrder)

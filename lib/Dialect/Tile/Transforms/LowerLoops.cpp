@@ -52,6 +52,15 @@ LogicalResult unroll(UnrollOp loop) {
   if (trips > 4096)
     return loop.emitError() << "T.unroll of " << trips
                             << " iterations; use T.serial for long loops";
+  // Inner loops are unrolled already: nested unrolls multiply.
+  constexpr uint64_t kMaxUnrolledOps = uint64_t(1) << 18;
+  uint64_t bodyOps = 0;
+  loop.getBody().walk([&](Operation *) { ++bodyOps; });
+  if (trips * bodyOps > kMaxUnrolledOps)
+    return loop.emitError()
+           << "T.unroll would copy its body of " << bodyOps << " operations "
+           << trips << " times, more than " << kMaxUnrolledOps
+           << " in all; use T.serial for this loop or the loops inside it";
   OpBuilder b(loop);
   Block &body = loop.getBody().front();
   for (uint64_t trip = 0; trip < trips; ++trip) {

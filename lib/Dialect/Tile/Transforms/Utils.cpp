@@ -9,6 +9,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/AffineExpr.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/ADT/bit.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <functional>
 #include <numeric>
@@ -91,6 +93,15 @@ std::string tilec::tile::describeFragment(Value fragment) {
   return "a fragment";
 }
 
+int64_t tilec::tile::multiplyKnownDivisors(int64_t a, int64_t b) {
+  constexpr int64_t kAll = int64_t(1) << 62;
+  int64_t product;
+  if (!llvm::MulOverflow(a, b, product))
+    return std::min(product, kAll);
+  return int64_t(1) << std::min(62, llvm::countr_zero(uint64_t(a)) +
+                                        llvm::countr_zero(uint64_t(b)));
+}
+
 int64_t tilec::tile::getKnownDivisor(Value value) {
   constexpr int64_t kAll = int64_t(1) << 62;
   // Bounded, so that long chains of index arithmetic stay cheap.
@@ -98,16 +109,19 @@ int64_t tilec::tile::getKnownDivisor(Value value) {
                                                         unsigned depth) {
     APInt constant;
     if (matchPattern(v, m_ConstantInt(&constant))) {
-      int64_t c = constant.getSExtValue();
-      return c == 0 ? kAll : std::min<int64_t>(kAll, c < 0 ? -c : c);
+      if (constant.isZero())
+        return kAll;
+      APInt magnitude = constant.abs();
+      if (magnitude.ugt(uint64_t(kAll)))
+        return int64_t(1) << std::min(62u, magnitude.countr_zero());
+      return int64_t(magnitude.getZExtValue());
     }
     Operation *op = v.getDefiningOp();
     if (!op || depth > 16)
       return int64_t(1);
     if (isa<arith::MulIOp>(op)) {
-      int64_t a = divisor(op->getOperand(0), depth + 1);
-      int64_t b = divisor(op->getOperand(1), depth + 1);
-      return a >= kAll / b ? kAll : a * b;
+      return multiplyKnownDivisors(divisor(op->getOperand(0), depth + 1),
+                                   divisor(op->getOperand(1), depth + 1));
     }
     if (isa<arith::AddIOp, arith::SubIOp>(op))
       return std::gcd(divisor(op->getOperand(0), depth + 1),

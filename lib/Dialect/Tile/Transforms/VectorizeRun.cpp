@@ -153,7 +153,9 @@ RunVectorizer::contiguousIndices(Value buffer, ValueRange indices) {
       return failure();
     if (ShapedType::isDynamic(strides[dim]))
       return failure();
-    divisor = std::gcd(divisor, getKnownDivisor(value.value) * strides[dim]);
+    divisor =
+        std::gcd(divisor, multiplyKnownDivisors(getKnownDivisor(value.value),
+                                                std::abs(strides[dim])));
     result.push_back(value.value);
   }
   if (divisor % width != 0)

@@ -34,6 +34,10 @@ mlir::Value emitNonNegativeAffine(mlir::OpBuilder &builder, mlir::Location loc,
 /// nothing is known. Zero is a multiple of everything (2^62 stands for it).
 int64_t getKnownDivisor(mlir::Value value);
 
+/// A known divisor of x * y from known divisors `a` of x and `b` of y (both
+/// positive): a * b, or the power of two it holds when that overflows.
+int64_t multiplyKnownDivisors(int64_t a, int64_t b);
+
 /// How a diagnostic names a fragment: "fragment 'acc'" when the front end
 /// named it, "a fragment" otherwise.
 std::string describeFragment(mlir::Value fragment);

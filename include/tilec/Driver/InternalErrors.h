@@ -1,0 +1,38 @@
+//===- InternalErrors.h - Broken passes reported as tilec's bugs -*- C++
+//-*-===//
+//
+// Part of tilec. A pass that leaves invalid IR, fails without a diagnostic
+// or crashes is a bug in tilec, not in the user's kernel: the driver says
+// so (`internal error:`, the pass, a request to report the input) and exits
+// with status 2 instead of printing the verifier's complaint as if it were
+// about the .tile source, or a stack trace.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILEC_DRIVER_INTERNALERRORS_H
+#define TILEC_DRIVER_INTERNALERRORS_H
+
+#include "mlir/Pass/PassManager.h"
+
+#include <functional>
+#include <string>
+
+namespace tilec {
+
+/// Called after an internal error has been emitted as a diagnostic; it must
+/// not return (tilec exits with status 2, the fuzzer aborts).
+using InternalErrorAction = std::function<void()>;
+
+/// Makes `pm` verify the IR after every pass itself, in place of MLIR's
+/// verifier, and report a pass that leaves invalid IR or fails without an
+/// error diagnostic as an internal error, then call `action`. The context
+/// must not be multithreaded: the checks capture the verifier's diagnostics.
+void addInternalErrorChecks(mlir::PassManager &pm, InternalErrorAction action);
+
+/// The command-line name of the pass running now in a pass manager with
+/// internal error checks, or "" between passes; for crash reports.
+std::string getRunningPassName();
+
+} // namespace tilec
+
+#endif // TILEC_DRIVER_INTERNALERRORS_H

@@ -1,0 +1,131 @@
+//===- InternalErrors.cpp - Broken passes reported as tilec's bugs --------===//
+//
+// Part of tilec.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec/Driver/InternalErrors.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Operation.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassInstrumentation.h"
+
+using namespace mlir;
+using namespace tilec;
+
+/// The passes running now, innermost last: nested pass managers run their
+/// passes inside the adaptor pass of their parent.
+static std::vector<std::string> runningPasses;
+
+std::string tilec::getRunningPassName() {
+  return runningPasses.empty() ? std::string() : runningPasses.back();
+}
+
+static std::string getPassName(Pass *pass) {
+  StringRef argument = pass->getArgument();
+  return (argument.empty() ? pass->getName() : argument).str();
+}
+
+/// The pass manager's own passes that run a nested pipeline on each child
+/// op; their nested passes have verified what they changed.
+static bool isNestingAdaptor(Pass *pass) {
+  return pass->getArgument().empty() &&
+         pass->getName() == "mlir::detail::OpToOpPassAdaptor";
+}
+
+namespace {
+
+class InternalErrorChecks : public PassInstrumentation {
+public:
+  InternalErrorChecks(MLIRContext *context, InternalErrorAction action)
+      : context(context), action(std::move(action)) {
+    // Counts the errors passes report, and lets every handler see them.
+    errorCounter = context->getDiagEngine().registerHandler(
+        [this](Diagnostic &diagnostic) {
+          if (diagnostic.getSeverity() == DiagnosticSeverity::Error)
+            ++errors;
+          return failure();
+        });
+  }
+
+  ~InternalErrorChecks() override {
+    context->getDiagEngine().eraseHandler(errorCounter);
+  }
+
+  void runBeforePass(Pass *pass, Operation *op) override {
+    runningPasses.push_back(getPassName(pass));
+    errorsBefore.push_back(errors);
+  }
+
+  void runAfterPass(Pass *pass, Operation *op) override {
+    std::string name = runningPasses.back();
+    popPass();
+    verifyAfter(pass, name, op);
+  }
+
+  void runAfterPassFailed(Pass *pass, Operation *op) override {
+    std::string name = runningPasses.back();
+    uint64_t before = errorsBefore.back();
+    popPass();
+    if (errors != before)
+      return;
+    emitError(op->getLoc())
+        << "internal error: pass '" << name << "' failed without a diagnostic; "
+        << kReportRequest;
+    action();
+  }
+
+private:
+  static constexpr const char *kReportRequest =
+      "this is a bug in tilec: please report it with the input file and "
+      "the command line";
+
+  void popPass() {
+    runningPasses.pop_back();
+    errorsBefore.pop_back();
+  }
+
+  /// What MLIR's verifier would check after `pass`, but blaming the pass.
+  void verifyAfter(Pass *pass, StringRef name, Operation *op) {
+    std::optional<Location> location;
+    std::string message;
+    LogicalResult verified = success();
+    {
+      ScopedDiagnosticHandler capture(context, [&](Diagnostic &diagnostic) {
+        if (diagnostic.getSeverity() == DiagnosticSeverity::Error &&
+            !location) {
+          location = diagnostic.getLocation();
+          message = diagnostic.str();
+        }
+        return success();
+      });
+      verified = verify(op, /*verifyRecursively=*/!isNestingAdaptor(pass));
+    }
+    if (succeeded(verified))
+      return;
+    emitError(location.value_or(op->getLoc()))
+        << "internal error: pass '" << name << "' left invalid IR (" << message
+        << "); " << kReportRequest;
+    action();
+  }
+
+  MLIRContext *context;
+  InternalErrorAction action;
+  DiagnosticEngine::HandlerID errorCounter;
+  uint64_t errors = 0;
+  /// The error count when each running pass started.
+  std::vector<uint64_t> errorsBefore;
+};
+
+} // namespace
+
+void tilec::addInternalErrorChecks(PassManager &pm,
+                                   InternalErrorAction action) {
+  assert(!pm.getContext()->isMultithreadingEnabled() &&
+         "the checks capture diagnostics of one thread");
+  pm.enableVerifier(false);
+  pm.addInstrumentation(std::make_unique<InternalErrorChecks>(
+      pm.getContext(), std::move(action)));
+}
