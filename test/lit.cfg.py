@@ -42,6 +42,11 @@ if config.tilec_sanitize:
 else:
     config.available_features.add("crash-recovery")
 
+# Builds with -DTILEC_BUILD_FUZZER=ON have the libFuzzer harness.
+if config.tilec_build_fuzzer:
+    config.available_features.add("fuzzer")
+    llvm_config.add_tool_substitutions([ToolSubst("tilec-fuzz", unresolved="fatal")], tool_dirs)
+
 # Tools the device-code tests use when the machine has them: ptxas from the
 # CUDA toolkit (tilec's default, or $CUDA_PATH), and the ROCm device
 # libraries beside the tilec binary.

@@ -345,11 +345,12 @@ static std::optional<LinearForm> combine(const LinearForm &a,
   if (llvm::MulOverflow(b.constant, scale, product) ||
       llvm::AddOverflow(result.constant, product, result.constant))
     return std::nullopt;
-  for (auto [value, coefficient] : b.terms) {
+  for (const auto &[value, coefficient] : b.terms) {
     if (llvm::MulOverflow(coefficient, scale, product))
       return std::nullopt;
-    auto it = llvm::find_if(result.terms,
-                            [&](auto &term) { return term.first == value; });
+    mlir::Value termValue = value;
+    auto it = llvm::find_if(
+        result.terms, [&](auto &term) { return term.first == termValue; });
     if (it == result.terms.end()) {
       result.terms.push_back({value, product});
     } else if (llvm::AddOverflow(it->second, product, it->second)) {

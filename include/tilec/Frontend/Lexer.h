@@ -80,7 +80,6 @@ private:
   bool atLineStart = true;
   /// Whether the current logical line produced a token (so a NEWLINE is due).
   bool lineHasTokens = false;
-  bool reachedEnd = false;
 };
 
 } // namespace tilec::frontend
