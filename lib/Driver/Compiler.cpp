@@ -127,6 +127,10 @@ tilec::lowerModule(ModuleOp module, const CompileOptions &options, Stage from,
   PassManager pm(module.getContext());
   if (configure && failed(configure(pm)))
     return failure();
+  if (from < Stage::Tile && to >= Stage::Tile) {
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+  }
   if (from < Stage::Layouts && to >= Stage::Layouts)
     addLayoutPipeline(pm, options);
   if (from < Stage::GPU && to >= Stage::GPU)

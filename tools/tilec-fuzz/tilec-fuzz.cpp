@@ -20,7 +20,6 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
@@ -112,16 +111,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     addInternalErrorChecks(pm, [] { fail("internal error"); });
     return success();
   };
-  PassManager cleanup(&context);
-  (void)configure(cleanup);
-  cleanup.addPass(createCanonicalizerPass());
-  cleanup.addPass(createCSEPass());
   CompileOptions compile;
   compile.target = options.target;
   auto compileToLLVM = [&]() -> LogicalResult {
-    if (failed(cleanup.run(*module)) ||
-        failed(
-            lowerModule(*module, compile, Stage::Tile, Stage::GPU, configure)))
+    if (failed(lowerModule(*module, compile, Stage::Imported, Stage::GPU,
+                           configure)))
       return failure();
     // The header is written from the gpu.module's kernels.
     FailureOr<ModuleInfo> info =

@@ -22,7 +22,6 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/Timing.h"
 #include "mlir/Support/ToolUtilities.h"
-#include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/CrashRecoveryContext.h"
@@ -201,14 +200,8 @@ compileBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer, const Job &job,
         pm.addPass(createTilecTestInjectFault({job.injectFault}));
       return mlir::success();
     };
-    // The front end emits constants where they are used; fold and share
-    // them.
-    mlir::PassManager cleanup(&context);
-    if (mlir::failed(configure(cleanup)))
-      return mlir::failure();
-    cleanup.addPass(mlir::createCanonicalizerPass());
-    cleanup.addPass(mlir::createCSEPass());
-    if (mlir::failed(cleanup.run(*module)))
+    if (mlir::failed(lowerModule(*module, job.targets.front(), Stage::Imported,
+                                 Stage::Tile, configure)))
       return mlir::failure();
     if (job.emit == Emit::Tile) {
       os << printModule(*module);

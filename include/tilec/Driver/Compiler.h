@@ -34,7 +34,10 @@ struct CompileOptions {
 
 /// How far `lowerModule` takes a module.
 enum class Stage {
-  /// The tile dialect as the front end produced it.
+  /// The tile dialect as the front end produced it, constants where they
+  /// are used.
+  Imported,
+  /// The tile dialect with constants folded and shared.
   Tile,
   /// The tile dialect with copies as loops and every fragment, loop and
   /// gemm operand tile given its layout.
