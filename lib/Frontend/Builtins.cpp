@@ -154,6 +154,15 @@ bufferArg(Interpreter &interp, const Ref &arg, SMLoc loc, StringRef what) {
   return nullptr;
 }
 
+/// Whether the product of `extents` is at most `limit`, overflow aside.
+static bool hasAtMostElements(llvm::ArrayRef<int64_t> extents, int64_t limit) {
+  int64_t elements = 1;
+  for (int64_t extent : extents)
+    if (llvm::MulOverflow(elements, extent, elements) || elements > limit)
+      return false;
+  return true;
+}
+
 /// A positive compile-time shape: an int or a tuple of ints.
 static std::optional<llvm::SmallVector<int64_t>>
 shapeArg(Interpreter &interp, const Ref &arg, SMLoc loc) {
@@ -179,15 +188,10 @@ shapeArg(Interpreter &interp, const Ref &arg, SMLoc loc) {
     return std::nullopt;
   }
   // A block's buffers live in registers and shared memory; far smaller.
-  constexpr int64_t kMaxBufferElements = int64_t(1) << 31;
-  int64_t elements = 1;
-  for (int64_t extent : shape) {
-    if (llvm::MulOverflow(elements, extent, elements) ||
-        elements > kMaxBufferElements) {
-      interp.error(loc, "a buffer of more than 2^31 elements cannot fit in "
-                        "a block");
-      return std::nullopt;
-    }
+  if (!hasAtMostElements(shape, int64_t(1) << 31)) {
+    interp.error(loc, "a buffer of more than 2^31 elements cannot fit in a "
+                      "block");
+    return std::nullopt;
   }
   return shape;
 }
@@ -928,13 +932,13 @@ static Ref tensorSpec(Interpreter &interp, const CallArgs &call,
   if (spec->shape.empty())
     return interp.error(args->loc(0), "a tensor needs at least one dimension");
   // Offsets are 64-bit: the static extents alone must leave room.
-  int64_t elements = 1;
+  llvm::SmallVector<int64_t> staticExtents;
   for (const Ref &extent : spec->shape)
     if (std::optional<int64_t> value = Interpreter::getConstInt(extent))
-      if (llvm::MulOverflow(elements, *value, elements) ||
-          elements > (int64_t(1) << 62))
-        return interp.error(args->loc(0), "a tensor of more than 2^62 "
-                                          "elements cannot be addressed");
+      staticExtents.push_back(*value);
+  if (!hasAtMostElements(staticExtents, int64_t(1) << 62))
+    return interp.error(args->loc(0), "a tensor of more than 2^62 elements "
+                                      "cannot be addressed");
   std::optional<DType> dtype =
       args->has(1) ? interp.getDType((*args)[1], args->loc(1), "the tensor")
                    : lookupDType("float32", interp.getContext());

@@ -93,8 +93,10 @@ std::string tilec::tile::describeFragment(Value fragment) {
   return "a fragment";
 }
 
+/// What getKnownDivisor says of zero, a multiple of everything.
+static constexpr int64_t kAll = int64_t(1) << 62;
+
 int64_t tilec::tile::multiplyKnownDivisors(int64_t a, int64_t b) {
-  constexpr int64_t kAll = int64_t(1) << 62;
   int64_t product;
   if (!llvm::MulOverflow(a, b, product))
     return std::min(product, kAll);
@@ -103,7 +105,6 @@ int64_t tilec::tile::multiplyKnownDivisors(int64_t a, int64_t b) {
 }
 
 int64_t tilec::tile::getKnownDivisor(Value value) {
-  constexpr int64_t kAll = int64_t(1) << 62;
   // Bounded, so that long chains of index arithmetic stay cheap.
   std::function<int64_t(Value, unsigned)> divisor = [&](Value v,
                                                         unsigned depth) {
