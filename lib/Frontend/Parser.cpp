@@ -811,36 +811,29 @@ ExprPtr Parser::parseTest() {
                                   std::move(otherwise));
 }
 
-ExprPtr Parser::parseOrTest() {
-  ExprPtr first = parseAndTest();
-  if (!first || !at(TokenKind::kw_or))
+ExprPtr Parser::parseBoolOp(TokenKind keyword, BoolOp op,
+                            ExprPtr (Parser::*parseOperand)()) {
+  ExprPtr first = (this->*parseOperand)();
+  if (!first || !at(keyword))
     return first;
   SMLoc loc = peek().loc;
   std::vector<ExprPtr> operands;
   operands.push_back(std::move(first));
-  while (consumeIf(TokenKind::kw_or)) {
-    ExprPtr next = parseAndTest();
+  while (consumeIf(keyword)) {
+    ExprPtr next = (this->*parseOperand)();
     if (!next)
       return nullptr;
     operands.push_back(std::move(next));
   }
-  return std::make_unique<BoolOpExpr>(loc, BoolOp::Or, std::move(operands));
+  return std::make_unique<BoolOpExpr>(loc, op, std::move(operands));
+}
+
+ExprPtr Parser::parseOrTest() {
+  return parseBoolOp(TokenKind::kw_or, BoolOp::Or, &Parser::parseAndTest);
 }
 
 ExprPtr Parser::parseAndTest() {
-  ExprPtr first = parseNotTest();
-  if (!first || !at(TokenKind::kw_and))
-    return first;
-  SMLoc loc = peek().loc;
-  std::vector<ExprPtr> operands;
-  operands.push_back(std::move(first));
-  while (consumeIf(TokenKind::kw_and)) {
-    ExprPtr next = parseNotTest();
-    if (!next)
-      return nullptr;
-    operands.push_back(std::move(next));
-  }
-  return std::make_unique<BoolOpExpr>(loc, BoolOp::And, std::move(operands));
+  return parseBoolOp(TokenKind::kw_and, BoolOp::And, &Parser::parseNotTest);
 }
 
 ExprPtr Parser::parseNotTest() {

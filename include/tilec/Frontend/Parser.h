@@ -63,6 +63,9 @@ private:
   // Expressions.
   ExprPtr parseTestList(bool allowStar = false);
   ExprPtr parseTest();
+  /// `operand (keyword operand)*`, one BoolOpExpr when the keyword occurs.
+  ExprPtr parseBoolOp(TokenKind keyword, BoolOp op,
+                      ExprPtr (Parser::*parseOperand)());
   ExprPtr parseOrTest();
   ExprPtr parseAndTest();
   ExprPtr parseNotTest();
