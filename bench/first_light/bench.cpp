@@ -2,23 +2,14 @@
 // device-to-device copy moving the same number of bytes, in one process.
 // bench.py compiles it per configuration: -include <header>, BENCH_<KIND>,
 // BENCH_M and BENCH_N. Prints one JSON line.
+#include "check.h"
+
 #include <cuda.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
-
-#define CHECK(call)                                                            \
-  do {                                                                         \
-    CUresult check_ = (call);                                                  \
-    if (check_ != CUDA_SUCCESS) {                                              \
-      const char *name_ = nullptr;                                             \
-      cuGetErrorName(check_, &name_);                                          \
-      std::fprintf(stderr, "%s failed: %s\n", #call, name_ ? name_ : "?");     \
-      std::exit(2);                                                            \
-    }                                                                          \
-  } while (0)
 
 /// The median time of `run` in milliseconds over `reps` timed batches.
 template <typename Fn> static double timeMs(Fn run, int reps = 21) {

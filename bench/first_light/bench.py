@@ -54,6 +54,7 @@ def build(args):
             times.append(time.perf_counter() - start)
         exe = base + ".bench"
         build_cmd = ["g++", "-std=c++17", "-O2", "-I", cuda + "/include",
+                     "-I", os.path.join(ROOT, "test", "gpu", "harness"),
                      "-include", base + ".h", f"-DBENCH_{kind}",
                      f"-DBENCH_M={m}", f"-DBENCH_N={n}"]
         build_cmd += [f"-D{k}={v}" for k, v in macros.items()]

@@ -4,6 +4,8 @@
 //
 // Build with -DBENCH_M= -DBENCH_N= -DBENCH_K= [-DBENCH_TRANS_B] and
 // -include the kernel's header.
+#include "check.h"
+
 #include <cuda.h>
 
 #include <algorithm>
@@ -11,18 +13,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
-
-#define CHECK(call)                                                            \
-  do {                                                                         \
-    CUresult check_ = (call);                                                  \
-    if (check_ != CUDA_SUCCESS) {                                              \
-      const char *name_ = nullptr;                                             \
-      cuGetErrorName(check_, &name_);                                          \
-      std::fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__,       \
-                   #call, name_ ? name_ : "?");                                \
-      std::exit(2);                                                            \
-    }                                                                          \
-  } while (0)
 
 /// Random 16-bit floats in [-1, 1): halves and bfloat16 alike are built
 /// from the same bits, as values near 1 in magnitude.

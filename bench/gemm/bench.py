@@ -69,6 +69,7 @@ def build(args):
             times.append(time.perf_counter() - start)
         exe = base + ".bench"
         subprocess.run(["g++", "-std=c++17", "-O2", "-I", cuda + "/include",
+                        "-I", os.path.join(ROOT, "test", "gpu", "harness"),
                         "-include", base + ".h", f"-DBENCH_M={m}",
                         f"-DBENCH_N={n}", f"-DBENCH_K={k}",
                         f"-DBENCH_BF16={int(dtype == 'bfloat16')}",

@@ -3,6 +3,8 @@
 #ifndef TILEC_TEST_GPU_COMMON_H
 #define TILEC_TEST_GPU_COMMON_H
 
+#include "check.h"
+
 #include <cuda.h>
 
 #include <cmath>
@@ -13,18 +15,6 @@
 #include <random>
 #include <string>
 #include <vector>
-
-#define CHECK(call)                                                            \
-  do {                                                                         \
-    CUresult check_ = (call);                                                  \
-    if (check_ != CUDA_SUCCESS) {                                              \
-      const char *name_ = nullptr;                                             \
-      cuGetErrorName(check_, &name_);                                          \
-      std::fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__,       \
-                   #call, name_ ? name_ : "?");                                \
-      std::exit(2);                                                            \
-    }                                                                          \
-  } while (0)
 
 inline float halfToFloat(uint16_t h) {
   uint32_t sign = (h & 0x8000u) << 16, exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
