@@ -7,7 +7,9 @@ time per kernel.
     bench/gemm/bench.py run --out DIR --log bench/results/NAME.md
 
 The kernel is test/gpu/kernels/gemm.tile (C = A B, or A B^T for the NT
-shapes) with 128x128x32 blocks, 128 threads and 3 pipeline stages.
+shapes), by default with 128x128x32 blocks, 128 threads and 3 pipeline
+stages (--block, --threads and --stages choose others; --shapes square
+keeps the 4096^3 and 8192^3 rows).
 """
 
 import argparse
@@ -28,11 +30,13 @@ SHAPES = [(4096, 1024, 8192), (4096, 8192, 8192), (4096, 28672, 8192),
           (8192, 28672, 8192), (8192, 8192, 28672)]
 
 
-def cases():
+def cases(shapes):
     out = []
     for dtype in ("float16", "bfloat16"):
         for m in (4096, 8192):
             out.append((m, m, m, dtype, False))
+    if shapes == "square":
+        return out
     for m, n, k in SHAPES:
         out.append((m, n, k, "float16", False))
     out.append((4096, 4096, 4096, "float16", True))
@@ -52,7 +56,10 @@ def build(args):
     os.makedirs(args.out, exist_ok=True)
     cuda = os.environ.get("CUDA_PATH", "/usr/local/cuda")
     manifest = []
-    for i, (m, n, k, dtype, trans_b) in enumerate(cases()):
+    block_m, block_n, block_k = (int(x) for x in args.block.split(","))
+    config = (f"{block_m}x{block_n}x{block_k} blocks, {args.threads} threads, "
+              f"{args.stages} stages")
+    for i, (m, n, k, dtype, trans_b) in enumerate(cases(args.shapes)):
         base = os.path.join(args.out, f"gemm{i}")
         # With --ptx, the header embeds PTX that the driver compiles for
         # the GPU at load time: how an sm_80 build runs on a newer GPU.
@@ -61,7 +68,10 @@ def build(args):
         cmd = [args.tilec, KERNEL, "--arch", args.arch, *output,
                "-D", f"M={m}", "-D", f"N={n}", "-D", f"K={k}",
                "-D", f"in_dtype={dtype}", "-D", f"out_dtype={dtype}",
-               "-D", f"trans_B={trans_b}"]
+               "-D", f"trans_B={trans_b}", "-D", f"block_M={block_m}",
+               "-D", f"block_N={block_n}", "-D", f"block_K={block_k}",
+               "-D", f"threads={args.threads}",
+               "-D", f"num_stages={args.stages}", *args.tilec_flag]
         times = []
         for _ in range(3):
             start = time.perf_counter()
@@ -83,8 +93,9 @@ def build(args):
     with open(os.path.join(args.out, "manifest.json"), "w") as f:
         json.dump({"commit": describe_commit(),
                    "arch": args.arch + (" (PTX, compiled by the driver)"
-                                        if args.ptx else ""),
-                   "cases": manifest}, f, indent=1)
+                                        if args.ptx else "") +
+                           "".join(" " + flag for flag in args.tilec_flag),
+                   "config": config, "cases": manifest}, f, indent=1)
     return 0
 
 
@@ -196,11 +207,11 @@ def run(args):
         rows.append((case, tilec_ms, cublas_ms, triton_ms, flops))
 
     tf = lambda ms, flops: f"{flops / ms / 1e9:.0f}" if ms else "n/a"
-    lines = [f"# GEMM on tensor cores (mma.sync path), {datetime.date.today().isoformat()}",
+    lines = [f"# GEMM on tensor cores, {datetime.date.today().isoformat()}",
              "",
              f"- commit: {recorded['commit']}; tilec --arch {recorded['arch']}",
              f"- device: {device_name()}",
-             "- kernel: test/gpu/kernels/gemm.tile, 128x128x32 blocks, 128 threads, 3 stages",
+             f"- kernel: test/gpu/kernels/gemm.tile, {recorded['config']}",
              "- times: medians of 21 samples (CUDA events); cuBLAS through torch.matmul;",
              "  Triton: a plain matmul, 128x256x64 tiles, 8 warps, 3 stages",
              "",
@@ -231,6 +242,13 @@ def main():
                         help="embed PTX rather than a cubin (to run an older "
                              "--arch's code on a newer GPU)")
     parser.add_argument("--log")
+    parser.add_argument("--block", default="128,128,32",
+                        help="block_M,block_N,block_K")
+    parser.add_argument("--threads", type=int, default=128)
+    parser.add_argument("--stages", type=int, default=3)
+    parser.add_argument("--shapes", choices=["all", "square"], default="all")
+    parser.add_argument("--tilec-flag", action="append", default=[],
+                        help="an extra tilec flag (--no-wgmma, ...)")
     args = parser.parse_args()
     return build(args) if args.step == "build" else run(args)
 

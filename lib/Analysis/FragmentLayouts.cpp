@@ -419,6 +419,178 @@ tilec::matchMmaOperandALayout(FragmentLayoutAttr layout) {
   });
 }
 
+//===----------------------------------------------------------------------===//
+// Hopper (TMA and wgmma) layouts
+//===----------------------------------------------------------------------===//
+
+int64_t PanelledTile::byteOffset(int64_t row, int64_t col) const {
+  return (col / panelCols()) * panelBytes() + row * swizzleBytes +
+         (col % panelCols()) * elementBytes;
+}
+
+std::optional<PanelledTile>
+tilec::choosePanelledTile(int64_t rows, int64_t cols, int64_t elementBytes) {
+  if (rows <= 0 || cols <= 0 || !llvm::is_contained({1, 2, 4}, elementBytes))
+    return std::nullopt;
+  int64_t rowBytes = cols * elementBytes;
+  for (int64_t swizzle : {128, 64, 32})
+    if (rowBytes % swizzle == 0 && rows % 8 == 0)
+      return PanelledTile{rows, cols, elementBytes, swizzle};
+  return std::nullopt;
+}
+
+SharedLayoutAttr tilec::makePanelledLayout(MLIRContext *context,
+                                           ArrayRef<int64_t> shape,
+                                           const PanelledTile &tile) {
+  int64_t rank = shape.size();
+  // TMA's swizzle XORs bits [4, 4 + b) of the byte offset with bits
+  // [7, 7 + b); in elements the low bit is 4 - log2(elementBytes).
+  unsigned bits = llvm::Log2_64(tile.swizzleBytes / 16);
+  unsigned base = 4 - llvm::Log2_64(tile.elementBytes);
+  auto swizzle = SwizzleAttr::get(context, bits, base, 3);
+  if (tile.numPanels() == 1)
+    return SharedLayoutAttr::get(context, shape, getRowMajorMap(context, shape),
+                                 swizzle);
+  AffineExpr stage = getAffineConstantExpr(0, context);
+  int64_t stride = 1;
+  for (int64_t dim = rank - 3; dim >= 0; --dim) {
+    stage = stage + getAffineDimExpr(dim, context) * stride;
+    stride *= shape[dim];
+  }
+  AffineExpr row = getAffineDimExpr(rank - 2, context);
+  AffineExpr col = getAffineDimExpr(rank - 1, context);
+  int64_t p = tile.panelCols();
+  AffineExpr offset = stage * (tile.rows * tile.cols) +
+                      col.floorDiv(p) * (tile.rows * p) + row * p + col % p;
+  return SharedLayoutAttr::get(context, shape, AffineMap::get(rank, 0, offset),
+                               swizzle);
+}
+
+std::optional<PanelledTile> tilec::matchPanelledLayout(SharedLayoutAttr layout,
+                                                       int64_t elementBytes) {
+  if (!layout || layout.getShape().size() < 2)
+    return std::nullopt;
+  ArrayRef<int64_t> shape = layout.getShape();
+  std::optional<PanelledTile> tile =
+      choosePanelledTile(shape[shape.size() - 2], shape.back(), elementBytes);
+  if (!tile || makePanelledLayout(layout.getContext(), shape, *tile) != layout)
+    return std::nullopt;
+  return tile;
+}
+
+int64_t tilec::getWgmmaInstructionN(int64_t tileN) {
+  return tileN <= 256 ? tileN : 256;
+}
+
+FailureOr<WarpgroupPartition>
+tilec::computeWarpgroupPartition(int64_t m, int64_t n, int64_t numWarpgroups,
+                                 GemmWarpPolicy policy, int64_t atomN,
+                                 std::string &message) {
+  auto fits = [&](int64_t wgM, int64_t wgN) {
+    if (m % (wgM * 64) != 0 || n % wgN != 0)
+      return false;
+    int64_t tileN = n / wgN;
+    int64_t instN = getWgmmaInstructionN(tileN);
+    return tileN % instN == 0 && instN % atomN == 0;
+  };
+  std::string tile = std::to_string(m) + "x" + std::to_string(n);
+  std::string groups = std::to_string(numWarpgroups) + " warpgroup" +
+                       (numWarpgroups == 1 ? "" : "s");
+  std::string atom = "64x" + std::to_string(atomN);
+  if (policy == GemmWarpPolicy::FullRow) {
+    if (fits(numWarpgroups, 1))
+      return WarpgroupPartition{numWarpgroups, 1};
+    message = "policy full_row splits the " + tile + " tile by rows over " +
+              groups + ", but each needs whole " + atom + " wgmma tiles";
+    return failure();
+  }
+  if (policy == GemmWarpPolicy::FullCol) {
+    if (fits(1, numWarpgroups))
+      return WarpgroupPartition{1, numWarpgroups};
+    message = "policy full_col splits the " + tile + " tile by columns over " +
+              groups + ", but each needs whole " + atom + " wgmma tiles";
+    return failure();
+  }
+  // Square: the split whose parts are closest to square; on a tie, the one
+  // with more rows per warpgroup split, whose instructions are wider.
+  std::optional<WarpgroupPartition> best;
+  double bestScore = 0;
+  for (int64_t wgM = numWarpgroups; wgM >= 1; --wgM) {
+    if (numWarpgroups % wgM != 0 || !fits(wgM, numWarpgroups / wgM))
+      continue;
+    int64_t wgN = numWarpgroups / wgM;
+    double score = std::abs(double(m) / wgM - double(n) / wgN);
+    if (!best || score < bestScore) {
+      best = WarpgroupPartition{wgM, wgN};
+      bestScore = score;
+    }
+  }
+  if (best)
+    return *best;
+  message = "the " + tile + " tile cannot be split over " + groups +
+            " in whole " + atom + " wgmma tiles";
+  return failure();
+}
+
+FragmentLayoutAttr tilec::makeWgmmaAccumulatorLayout(MLIRContext *context,
+                                                     int64_t m, int64_t n,
+                                                     WarpgroupPartition p) {
+  int64_t tileM = m / p.m, tileN = n / p.n;
+  // One band of 16 rows per warp: the mma.sync layout of warps by rows.
+  if (tileM == 64 && p.n == 1)
+    return makeMmaAccumulatorLayout(context, m, n, WarpPartition{4 * p.m, 1});
+  int64_t instN = getWgmmaInstructionN(tileN);
+  int64_t nInst = tileN / instN, mInst = tileM / 64;
+  int64_t regs = instN / 2;
+  AffineExpr i = getAffineDimExpr(0, context);
+  AffineExpr j = getAffineDimExpr(1, context);
+  AffineExpr ii = i % tileM, jj = j % tileN;
+  AffineExpr r16 = ii % 16, cN = jj % instN;
+  AffineExpr group = i.floorDiv(tileM) * p.n + j.floorDiv(tileN);
+  AffineExpr lane = (r16 % 8) * 4 + (cN % 8).floorDiv(2);
+  AffineExpr thread = group * 128 + (ii % 64).floorDiv(16) * 32 + lane;
+  AffineExpr reg = cN.floorDiv(8) * 4 + r16.floorDiv(8) * 2 + cN % 2;
+  AffineExpr slot = (ii.floorDiv(64) * nInst + jj.floorDiv(instN)) * regs + reg;
+  AffineMap map = AffineMap::get(2, 0, {thread, slot}, context);
+
+  AffineExpr t = getAffineDimExpr(0, context);
+  AffineExpr s = getAffineDimExpr(1, context);
+  AffineExpr g = t.floorDiv(128), w = (t % 128).floorDiv(32), l = t % 32;
+  AffineExpr q = s.floorDiv(regs), r = s % regs;
+  AffineExpr row = g.floorDiv(p.n) * tileM + q.floorDiv(nInst) * 64 + w * 16 +
+                   (r % 4).floorDiv(2) * 8 + l.floorDiv(4);
+  AffineExpr col = (g % p.n) * tileN + (q % nInst) * instN + r.floorDiv(4) * 8 +
+                   (l % 4) * 2 + r % 2;
+  return FragmentLayoutAttr::get(context, {m, n}, p.m * p.n * 128,
+                                 mInst * nInst * regs, 1, map,
+                                 AffineMap::get(2, 0, {row, col}, context));
+}
+
+std::optional<WarpgroupPartition>
+tilec::matchWgmmaAccumulatorLayout(FragmentLayoutAttr layout) {
+  ArrayRef<int64_t> shape = layout.getShape();
+  if (shape.size() != 2 || layout.getThreads() % 128 != 0)
+    return std::nullopt;
+  int64_t groups = layout.getThreads() / 128;
+  for (int64_t wgM = 1; wgM <= groups; ++wgM) {
+    if (groups % wgM != 0)
+      continue;
+    WarpgroupPartition p{wgM, groups / wgM};
+    if (shape[0] % (64 * p.m) != 0 || shape[1] % (8 * p.n) != 0)
+      continue;
+    int64_t tileN = shape[1] / p.n;
+    if (tileN % getWgmmaInstructionN(tileN) != 0)
+      continue;
+    // By placement: a layout read back from text need not have the same
+    // maps.
+    if (areEquivalentLayouts(makeWgmmaAccumulatorLayout(layout.getContext(),
+                                                        shape[0], shape[1], p),
+                             layout))
+      return p;
+  }
+  return std::nullopt;
+}
+
 bool tilec::areEquivalentLayouts(FragmentLayoutAttr a, FragmentLayoutAttr b) {
   if (a == b)
     return true;

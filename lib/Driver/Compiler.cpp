@@ -42,18 +42,25 @@ static void addLayoutPipeline(PassManager &pm, const CompileOptions &options) {
   OpPassManager &fpm = pm.nest<func::FuncOp>();
   tile::TilePipelineOptions pipeline;
   pipeline.asyncCopies = options.target->isNVIDIA();
+  pipeline.tma = options.useTma();
+  pipeline.proxyFence = options.useWgmma();
   fpm.addPass(tile::createTilePipeline(pipeline));
   fpm.addPass(tile::createTileLowerCopies());
   tile::TileInferLayoutsOptions layouts;
   layouts.mmaSync = options.target->isNVIDIA();
+  layouts.wgmma = options.useWgmma();
   fpm.addPass(tile::createTileInferLayouts(layouts));
 }
 
 /// From Stage::Layouts to Stage::GPU: per-thread code in a gpu.module.
-static void addTilePipeline(PassManager &pm) {
+static void addTilePipeline(PassManager &pm, const CompileOptions &options) {
   OpPassManager &fpm = pm.nest<func::FuncOp>();
-  fpm.addPass(tile::createTileInsertBarriers());
-  fpm.addPass(tile::createTileDistribute());
+  tile::TileInsertBarriersOptions barriers;
+  barriers.proxyFences = options.useWgmma();
+  fpm.addPass(tile::createTileInsertBarriers(barriers));
+  tile::TileDistributeOptions distribute;
+  distribute.wgmma = options.useWgmma();
+  fpm.addPass(tile::createTileDistribute(distribute));
   fpm.addPass(tile::createTileSwizzleShared());
   fpm.addPass(tile::createTileLowerLoops());
   fpm.addPass(createCanonicalizerPass());
@@ -134,7 +141,7 @@ tilec::lowerModule(ModuleOp module, const CompileOptions &options, Stage from,
   if (from < Stage::Layouts && to >= Stage::Layouts)
     addLayoutPipeline(pm, options);
   if (from < Stage::GPU && to >= Stage::GPU)
-    addTilePipeline(pm);
+    addTilePipeline(pm, options);
   if (from < Stage::LLVM && to >= Stage::LLVM &&
       failed(addDevicePipeline(pm, options)))
     return failure();
@@ -242,6 +249,31 @@ FailureOr<std::string> cTypeOf(Type type) {
   return failure();
 }
 
+/// The CUtensorMapDataType of elements of `type`: the exact type where TMA
+/// has one, else raw bytes of the same size (TMA only moves them).
+FailureOr<std::string> tensorMapDataType(Type type) {
+  if (type.isF16())
+    return std::string("CU_TENSOR_MAP_DATA_TYPE_FLOAT16");
+  if (type.isBF16())
+    return std::string("CU_TENSOR_MAP_DATA_TYPE_BFLOAT16");
+  if (type.isF32())
+    return std::string("CU_TENSOR_MAP_DATA_TYPE_FLOAT32");
+  if (type.isF64())
+    return std::string("CU_TENSOR_MAP_DATA_TYPE_FLOAT64");
+  if (type.isInteger(32))
+    return std::string("CU_TENSOR_MAP_DATA_TYPE_INT32");
+  if (type.isInteger(64))
+    return std::string("CU_TENSOR_MAP_DATA_TYPE_INT64");
+  switch (type.getIntOrFloatBitWidth()) {
+  case 8:
+    return std::string("CU_TENSOR_MAP_DATA_TYPE_UINT8");
+  case 16:
+    return std::string("CU_TENSOR_MAP_DATA_TYPE_UINT16");
+  default:
+    return failure();
+  }
+}
+
 } // namespace
 
 FailureOr<ModuleInfo> tilec::describeKernels(ModuleOp module,
@@ -302,6 +334,28 @@ FailureOr<ModuleInfo> tilec::describeKernels(ModuleOp module,
         param.cType = *cType;
       }
       kernel.params.push_back(std::move(param));
+    }
+
+    for (unsigned i = func.getNumArguments(); i < gpuFunc.getNumArguments();
+         ++i) {
+      auto map = gpuFunc.getArgAttrOfType<DictionaryAttr>(i, kTensorMapAttr);
+      if (!map)
+        return gpuFunc.emitError()
+               << "kernel argument " << i
+               << " is neither a parameter nor a tensor map";
+      TensorMapInfo info;
+      info.tensor = map.getAs<IntegerAttr>("tensor").getInt();
+      llvm::append_range(info.box,
+                         map.getAs<DenseI64ArrayAttr>("box").asArrayRef());
+      info.swizzle = map.getAs<IntegerAttr>("swizzle").getInt();
+      auto tensor = cast<MemRefType>(func.getArgument(info.tensor).getType());
+      FailureOr<std::string> dataType =
+          tensorMapDataType(tensor.getElementType());
+      if (failed(dataType))
+        return func.emitError() << "no TMA data type for elements of type "
+                                << tensor.getElementType();
+      info.dataType = *dataType;
+      kernel.tensorMaps.push_back(std::move(info));
     }
 
     CExpressionWriter writer(func, names);

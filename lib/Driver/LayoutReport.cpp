@@ -47,6 +47,9 @@ static std::string describeFragmentLayout(FragmentLayoutAttr layout) {
   if (std::optional<WarpPartition> p = matchMmaAccumulatorLayout(layout))
     return llvm::formatv("mma.sync accumulator, {0}x{1} warps, {2}", p->warpM,
                          p->warpN, registers);
+  if (std::optional<WarpgroupPartition> p = matchWgmmaAccumulatorLayout(layout))
+    return llvm::formatv("wgmma accumulator, {0}x{1} warpgroups, {2}", p->m,
+                         p->n, registers);
   if (std::optional<WarpPartition> p = matchMmaOperandALayout(layout))
     return llvm::formatv("mma.sync A operand, {0}x{1} warps, {2}", p->warpM,
                          p->warpN, registers);
@@ -84,9 +87,18 @@ static std::string describeFragmentLayout(FragmentLayoutAttr layout) {
   return text;
 }
 
-static std::string describeSharedLayout(SharedLayoutAttr layout) {
+static std::string describeSharedLayout(SharedLayoutAttr layout,
+                                        MemRefType type) {
   if (!layout || !layout.getSwizzle())
     return "row-major";
+  std::optional<PanelledTile> tile =
+      matchPanelledLayout(layout, type.getElementTypeBitWidth() / 8);
+  if (tile && tile->numPanels() > 1)
+    return llvm::formatv("{0} panels of {1} columns, {2}-byte swizzle",
+                         tile->numPanels(), tile->panelCols(),
+                         tile->swizzleBytes);
+  if (tile)
+    return llvm::formatv("row-major, {0}-byte swizzle", tile->swizzleBytes);
   SwizzleAttr swizzle = layout.getSwizzle();
   return llvm::formatv("row-major, XOR swizzle <bits = {0}, base = {1}, "
                        "shift = {2}>",
@@ -107,7 +119,8 @@ void tilec::printLayouts(ModuleOp module, llvm::raw_ostream &os) {
       } else if (auto shared = dyn_cast<AllocSharedOp>(op)) {
         os << "  " << describeName(op) << ": shared "
            << describeShape(shared.getType()) << ", "
-           << describeSharedLayout(shared.getLayoutAttr()) << "\n";
+           << describeSharedLayout(shared.getLayoutAttr(), shared.getType())
+           << "\n";
       } else if (auto local = dyn_cast<AllocLocalOp>(op)) {
         os << "  " << describeName(op) << ": local "
            << describeShape(local.getType()) << ", each thread's own\n";

@@ -180,6 +180,8 @@ struct KernelNames {
   SmallVector<std::string> params;
   StringMap<std::string> byTileName;
   std::string function, grid, dims, args, err;
+  /// The tensor maps, and the locals that describe one to the encoder.
+  std::string maps, mapDims, mapStrides, mapBox, mapSteps;
 };
 
 class HeaderWriter {
@@ -207,6 +209,8 @@ private:
   void writeCache();
   void writeLoadUnload();
   void writeKernel(const KernelInfo &kernel, unsigned index);
+  void writeTensorMaps(const KernelInfo &kernel, const KernelNames &names);
+  bool usesTensorMaps() const;
   void writeKernelComment(const KernelInfo &kernel, const KernelNames &names);
 
   KernelNames nameKernel(const KernelInfo &kernel) const;
@@ -241,6 +245,13 @@ void HeaderWriter::write() {
   if (needsBool)
     os << "#include <stdbool.h>\n";
   os << "\n#include <" << api.header << ">\n\n";
+  if (usesTensorMaps()) {
+    os << "#if CUDA_VERSION < 12000\n";
+    os << "#error \"" << prefix
+       << ".h launches kernels with TMA tensor maps, which need the CUDA 12 "
+          "or later cuda.h\"\n";
+    os << "#endif\n\n";
+  }
   writeLock();
   os << "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
   os << "/* The targets the module was compiled for. */\n";
@@ -455,8 +466,27 @@ void HeaderWriter::writeImageChoice() {
   os << "}\n\n";
 }
 
+bool HeaderWriter::usesTensorMaps() const {
+  return !hip && any_of(module.kernels, [](const KernelInfo &kernel) {
+    return !kernel.tensorMaps.empty();
+  });
+}
+
 void HeaderWriter::writeCache() {
   size_t numKernels = module.kernels.size();
+  if (usesTensorMaps()) {
+    os << "/* cuTensorMapEncodeTiled, found through cuGetProcAddress so that "
+          "the header\n * links against any libcuda; set once, under the "
+          "lock. */\n";
+    os << "typedef CUresult (*" << prefix
+       << "_encode_tiled_fn_)(CUtensorMap *, CUtensorMapDataType,\n"
+          "    cuuint32_t, void *, const cuuint64_t *, const cuuint64_t *,\n"
+          "    const cuuint32_t *, const cuuint32_t *, CUtensorMapInterleave,\n"
+          "    CUtensorMapSwizzle, CUtensorMapL2promotion, "
+          "CUtensorMapFloatOOBfill);\n";
+    os << "static " << prefix << "_encode_tiled_fn_ " << prefix
+       << "_encode_tiled_;\n\n";
+  }
   os << "/* The " << (hip ? "devices" : "contexts")
      << " the module can be loaded into at once, per translation unit. */\n";
   os << "#ifndef " << macroPrefix << "_MAX_CONTEXTS\n";
@@ -563,6 +593,22 @@ void HeaderWriter::writeLoadUnload() {
   os << "  if (i == " << macroPrefix << "_MAX_CONTEXTS)\n";
   os << "    return " << api.outOfMemory << ";\n";
   os << "  entry = &" << cache << "[i];\n";
+  if (usesTensorMaps()) {
+    os << "  if (" << prefix << "_encode_tiled_ == NULL) {\n";
+    os << "    CUdriverProcAddressQueryResult found;\n";
+    os << "    err = cuGetProcAddress(\"cuTensorMapEncodeTiled\",\n"
+       << "                           (void **)&" << prefix
+       << "_encode_tiled_, 12000,\n"
+       << "                           CU_GET_PROC_ADDRESS_DEFAULT, &found);\n";
+    os << "    if (err == CUDA_SUCCESS && found != "
+          "CU_GET_PROC_ADDRESS_SUCCESS)\n";
+    os << "      err = CUDA_ERROR_NOT_SUPPORTED;\n";
+    os << "    if (err != CUDA_SUCCESS) {\n";
+    os << "      " << prefix << "_encode_tiled_ = NULL;\n";
+    os << "      return err;\n";
+    os << "    }\n";
+    os << "  }\n";
+  }
   if (module.images.size() > 1) {
     os << "  err = " << prefix << "_image_(&image);\n";
     os << "  if (err != " << ok << ")\n";
@@ -731,6 +777,13 @@ KernelNames HeaderWriter::nameKernel(const KernelInfo &kernel) const {
   names.dims = local("dims");
   names.args = local("args");
   names.err = local("err");
+  if (!kernel.tensorMaps.empty()) {
+    names.maps = local("maps");
+    names.mapDims = local("map_dims");
+    names.mapStrides = local("map_strides");
+    names.mapBox = local("map_box");
+    names.mapSteps = local("map_steps");
+  }
   return names;
 }
 
@@ -838,8 +891,12 @@ void HeaderWriter::writeKernel(const KernelInfo &kernel, unsigned index) {
   os << "  int64_t " << names.grid << "[3];\n";
   if (numDims)
     os << "  int32_t " << names.dims << "[" << numDims << "];\n";
-  if (!params.empty())
-    os << "  void *" << names.args << "[" << params.size() << "];\n";
+  size_t numArgs = params.size() + kernel.tensorMaps.size();
+  if (numArgs)
+    os << "  void *" << names.args << "[" << numArgs << "];\n";
+  if (!kernel.tensorMaps.empty())
+    os << "  CUtensorMap " << names.maps << "[" << kernel.tensorMaps.size()
+       << "];\n";
   os << "  " << api.result << " " << names.err << ";\n";
 
   // Pointers.
@@ -934,6 +991,7 @@ void HeaderWriter::writeKernel(const KernelInfo &kernel, unsigned index) {
      << names.function << ");\n";
   os << "  if (" << names.err << " != " << api.success << ")\n";
   os << "    return " << names.err << ";\n";
+  writeTensorMaps(kernel, names);
   size_t dim = 0;
   for (size_t i = 0; i < params.size(); ++i) {
     if (!isDim(i))
@@ -950,14 +1008,98 @@ void HeaderWriter::writeKernel(const KernelInfo &kernel, unsigned index) {
       os << names.params[i];
     os << ";\n";
   }
+  for (size_t j = 0; j < kernel.tensorMaps.size(); ++j)
+    os << "  " << names.args << "[" << params.size() + j << "] = &"
+       << names.maps << "[" << j << "];\n";
   os << "  return " << api.launchKernel << "(\n";
   os << "      " << names.function << ", (unsigned)" << names.grid
      << "[0], (unsigned)" << names.grid << "[1], (unsigned)" << names.grid
      << "[2],\n";
   os << "      " << kernel.threads[0] << ", " << kernel.threads[1] << ", "
      << kernel.threads[2] << ", " << kernel.sharedMemoryBytes << ", stream, "
-     << (params.empty() ? std::string("NULL") : names.args) << ", NULL);\n";
+     << (numArgs ? names.args : std::string("NULL")) << ", NULL);\n";
   os << "}\n\n";
+}
+
+/// Encodes the kernel's tensor maps from the tensors' addresses and shapes.
+/// The compiler only maps tensors whose strides TMA takes; the strides that
+/// depend on run-time extents are checked here.
+void HeaderWriter::writeTensorMaps(const KernelInfo &kernel,
+                                   const KernelNames &names) {
+  static const char *const swizzles[] = {
+      "CU_TENSOR_MAP_SWIZZLE_NONE", "CU_TENSOR_MAP_SWIZZLE_32B",
+      "CU_TENSOR_MAP_SWIZZLE_64B", "CU_TENSOR_MAP_SWIZZLE_128B"};
+  for (auto [j, map] : enumerate(kernel.tensorMaps)) {
+    const KernelParamInfo &tensor = kernel.params[map.tensor];
+    const std::string &pointer = names.params[map.tensor];
+    size_t rank = tensor.shape.size();
+    os << "  /* Tensor map " << j << ": " << pointer << " in boxes of [";
+    for (auto [d, extent] : enumerate(map.box))
+      os << (d ? ", " : "") << extent;
+    os << "]";
+    if (map.swizzle)
+      os << ", " << map.swizzle << "-byte swizzle";
+    os << ". */\n  {\n";
+    // Extents and strides go innermost first; strides leave out the
+    // innermost dimension, whose elements are contiguous.
+    auto extent = [&](size_t d) {
+      int64_t e = tensor.shape[d];
+      return e < 0 ? "(cuuint64_t)" + names.params[-e - 1]
+                   : "(cuuint64_t)" + std::to_string(e);
+    };
+    os << "    cuuint64_t " << names.mapDims << "[" << rank << "] = {";
+    for (size_t k = 0; k < rank; ++k)
+      os << (k ? ", " : "") << extent(rank - 1 - k);
+    os << "};\n";
+    SmallVector<std::string> strides;
+    std::string stride = std::to_string(tensor.elementBytes);
+    bool dynamic = false;
+    for (size_t d = rank - 1; d > 0; --d) {
+      dynamic = dynamic || tensor.shape[d] < 0;
+      stride = stride + " * " + extent(d);
+      strides.push_back(stride);
+    }
+    if (rank > 1) {
+      os << "    cuuint64_t " << names.mapStrides << "[" << rank - 1 << "] = {";
+      for (auto [k, s] : enumerate(strides))
+        os << (k ? ", " : "") << s;
+      os << "};\n";
+    } else {
+      os << "    cuuint64_t " << names.mapStrides << "[1] = {0};\n";
+    }
+    os << "    cuuint32_t " << names.mapBox << "[" << rank << "] = {";
+    for (size_t k = 0; k < rank; ++k)
+      os << (k ? ", " : "") << map.box[rank - 1 - k];
+    os << "};\n";
+    os << "    cuuint32_t " << names.mapSteps << "[" << rank << "] = {";
+    for (size_t k = 0; k < rank; ++k)
+      os << (k ? ", 1" : "1");
+    os << "};\n";
+    if (dynamic) {
+      os << "    /* TMA needs strides that are multiples of 16 bytes. */\n";
+      for (size_t k = 0; k + 1 < rank; ++k)
+        os << "    if (" << names.mapStrides << "[" << k << "] % 16 != 0 || "
+           << names.mapStrides << "[" << k
+           << "] >= ((cuuint64_t)1 << 40))\n      return " << api.invalidValue
+           << ";\n";
+    }
+    int swizzle = map.swizzle == 128  ? 3
+                  : map.swizzle == 64 ? 2
+                  : map.swizzle == 32 ? 1
+                                      : 0;
+    os << "    " << names.err << " = " << prefix << "_encode_tiled_(\n";
+    os << "        &" << names.maps << "[" << j << "], " << map.dataType << ", "
+       << rank << ", (void *)(uintptr_t)" << pointer << ",\n";
+    os << "        " << names.mapDims << ", " << names.mapStrides << ", "
+       << names.mapBox << ", " << names.mapSteps << ",\n";
+    os << "        CU_TENSOR_MAP_INTERLEAVE_NONE, " << swizzles[swizzle]
+       << ",\n";
+    os << "        CU_TENSOR_MAP_L2_PROMOTION_L2_256B, "
+          "CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);\n";
+    os << "    if (" << names.err << " != CUDA_SUCCESS)\n";
+    os << "      return " << names.err << ";\n";
+    os << "  }\n";
+  }
 }
 
 } // namespace

@@ -90,3 +90,32 @@ func.func @recomputed(%a: memref<64xf32>, %n: index) {
   }
   return
 }
+
+// -----
+
+// Tensor maps become the kernel's last arguments, one per distinct map
+// (two ops of one map share it), marked with what the header encodes; the
+// host side makes them for the launch. A swizzled tile starts at a
+// multiple of its swizzle's period: 1024 bytes after the 24-byte barriers.
+// CHECK-LABEL: func.func @maps
+// CHECK: %[[HOSTMAP:.*]] = tile.tensor_map %[[B:.*]] box [32, 64] swizzle(128) : memref<1024x1024xf16> -> !llvm.ptr
+// CHECK: gpu.launch_func @tilec_kernels::@maps {{.*}} args(%{{.*}} : memref<f16, #gpu.address_space<global>>, %{{.*}} : memref<f16, #gpu.address_space<global>>, %[[HOSTMAP]] : !llvm.ptr)
+// CHECK: gpu.func @maps(%{{.*}}: memref<f16, #gpu.address_space<global>> {llvm.align = 16 : i64, llvm.noalias}, %{{.*}}: memref<f16, #gpu.address_space<global>> {llvm.align = 16 : i64, llvm.noalias}, %[[MAP:.*]]: !llvm.ptr {tile.tensor_map = {box = array<i64: 32, 64>, swizzle = 128 : i64, tensor = 1 : i64}})
+// CHECK-SAME: tile.shared_memory_bytes = 9216 : i64
+// CHECK: memref.view %{{.*}}[%c1024{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<32x128xf16, #gpu.address_space<workgroup>>
+// CHECK: llvm.load %[[MAP]]
+// CHECK: llvm.load %[[MAP]]
+// CHECK-NOT: tile.tensor_map
+#panels = #tile.shared_layout<[32, 128], (d0, d1) -> ((d1 floordiv 64) * 2048 + d0 * 64 + d1 mod 64), swizzle = <bits = 3, base = 3, shift = 3>>
+func.func @maps(%a: memref<1024x1024xf16>, %b: memref<1024x1024xf16>) {
+  %c1 = arith.constant 1 : index
+  tile.kernel blocks(%bx) in (%c1) threads(128) {
+    %m0 = tile.tensor_map %b box [32, 64] swizzle(128) : memref<1024x1024xf16> -> !llvm.ptr
+    %m1 = tile.tensor_map %b box [32, 64] swizzle(128) : memref<1024x1024xf16> -> !llvm.ptr
+    %bars = tile.alloc_shared : memref<3xi64, #tile.shared>
+    %s = tile.alloc_shared {layout = #panels} : memref<32x128xf16, #tile.shared>
+    %x = llvm.load %m0 : !llvm.ptr -> i32
+    %y = llvm.load %m1 : !llvm.ptr -> i32
+  }
+  return
+}

@@ -1,5 +1,6 @@
 // RUN: tilec-opt %s --split-input-file --tile-pipeline=async-copies=1 | FileCheck %s
 // RUN: tilec-opt %s --split-input-file --tile-pipeline | FileCheck %s --check-prefix=SYNC
+// RUN: tilec-opt %s --split-input-file --tile-pipeline="async-copies=1 proxy-fence=1" | FileCheck %s --check-prefix=FENCE
 
 // Three stages: the shared tiles get three copies; the copies of the first
 // two iterations are issued before the loop (each only if the loop runs
@@ -32,6 +33,13 @@
 // CHECK: tile.gemm %[[A]], %[[B]], %{{.*}} :
 // CHECK: }
 // CHECK-NEXT: nvvm.cp.async.wait.group 0
+// For gemms on wgmma, which read shared memory through the async proxy,
+// each thread fences its cp.async writes before the barrier.
+// FENCE-LABEL: func.func @gemm
+// FENCE: tile.pipelined
+// FENCE-NEXT: nvvm.cp.async.wait.group 1
+// FENCE-NEXT: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// FENCE-NEXT: gpu.barrier
 // Without asynchronous copies, the loop is left alone.
 // SYNC-LABEL: func.func @gemm
 // SYNC-NOT: async

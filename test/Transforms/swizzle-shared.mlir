@@ -77,3 +77,37 @@ func.func @cut(%i: index, %j: index, %out: memref<8xf16>) {
   }
   return
 }
+
+// -----
+
+// A tile in TMA's panels: 128 columns in two panels of 64, each 32 rows of
+// 128 bytes. An access at (row, col) goes to offset
+// (col / 64) * 2048 + row * 64 + col % 64, swizzled, read back as a
+// (row, column) of the 128-wide buffer. The bulk copy's address users
+// follow the layout themselves and are left alone.
+// CHECK-LABEL: func.func @panels
+// CHECK: %[[PANEL:.*]] = arith.divui %arg2, %c64
+// CHECK: %[[IN:.*]] = arith.remui %arg2, %c64
+// CHECK: %[[R:.*]] = arith.muli %arg1, %c64
+// CHECK: %[[RI:.*]] = arith.addi %[[R]], %[[IN]]
+// CHECK: %[[P:.*]] = arith.muli %[[PANEL]], %c2048
+// CHECK: %[[OFF:.*]] = arith.addi %[[P]], %[[RI]]
+// CHECK: %[[SRC:.*]] = arith.shrui %[[OFF]], %c3
+// CHECK: %[[BITS:.*]] = arith.andi %[[SRC]], %c56
+// CHECK: %[[SW:.*]] = arith.xori %[[OFF]], %[[BITS]]
+// CHECK: %[[NROW:.*]] = arith.shrui %[[SW]], %c7
+// CHECK: %[[NCOL:.*]] = arith.andi %[[SW]], %c127
+// CHECK: memref.load %{{.*}}[%[[NROW]], %[[NCOL]]]
+// CHECK: memref.extract_strided_metadata %{{.*}} : memref<32x128xf16, #tile.shared>
+#panels = #tile.shared_layout<[32, 128], (d0, d1) -> ((d1 floordiv 64) * 2048 + d0 * 64 + d1 mod 64), swizzle = <bits = 3, base = 3, shift = 3>>
+func.func @panels(%out: memref<32x128xf16>, %row: index, %col: index) -> index {
+  %c1 = arith.constant 1 : index
+  %addr = arith.constant 0 : index
+  tile.kernel blocks(%bx) in (%c1) threads(128) {
+    %s = tile.alloc_shared {layout = #panels} : memref<32x128xf16, #tile.shared>
+    %v = memref.load %s[%row, %col] : memref<32x128xf16, #tile.shared>
+    memref.store %v, %out[%row, %col] : memref<32x128xf16>
+    %base, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %s : memref<32x128xf16, #tile.shared> -> memref<f16, #tile.shared>, index, index, index, index, index
+  }
+  return %addr : index
+}

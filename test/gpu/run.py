@@ -217,7 +217,7 @@ def run(args):
                    "--tool", "memcheck", exe]
         try:
             result = subprocess.run(cmd, capture_output=True, text=True,
-                                    timeout=300)
+                                    timeout=args.timeout)
             output = result.stdout + result.stderr
             code = result.returncode
         except subprocess.TimeoutExpired:
@@ -248,6 +248,9 @@ def main():
     parser.add_argument("--sanitize", action="store_true",
                         help="run each program under compute-sanitizer memcheck")
     parser.add_argument("--log", help="also write the results to this file")
+    parser.add_argument("--timeout", type=int, default=300,
+                        help="seconds a program may run before it counts as "
+                             "hung (a failure)")
     parser.add_argument("--filter",
                         help="run only the programs whose names contain one "
                              "of these comma-separated strings")

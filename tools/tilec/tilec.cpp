@@ -49,6 +49,8 @@ struct Options {
   std::string arch = kDefaultArch.str();
   unsigned optLevel = 3;
   bool fastMath = false;
+  bool noTma = false;
+  bool noWgmma = false;
   std::string header;
   std::string cudaPath;
   std::string rocmPath;
@@ -436,6 +438,8 @@ static int compile(const Options &options, const char *argv0) {
     compile.target = t;
     compile.optLevel = options.optLevel;
     compile.fastMath = options.fastMath;
+    compile.allowTma = !options.noTma;
+    compile.allowWgmma = !options.noWgmma;
     compile.cudaPath =
         options.cudaPath.empty() ? getDefaultCudaPath() : options.cudaPath;
     compile.rocmPath =
@@ -590,6 +594,12 @@ int main(int argc, char **argv) {
                "Approximate division, square root and math functions "
                "(rcp.approx, ex2.approx, the fast device-library variants) "
                "and flush f32 denormals to zero");
+  app.add_flag("--no-tma", options.noTma,
+               "On sm_90 and sm_90a, pipeline copies with cp.async rather "
+               "than the bulk tensor copy engine (TMA) and mbarriers");
+  app.add_flag("--no-wgmma", options.noWgmma,
+               "On sm_90a, run T.gemm on mma.sync rather than warpgroup "
+               "MMA (wgmma)");
   app.add_option("-D", options.defines,
                  "Set a compile-time parameter: a module constant, a kernel "
                  "factory parameter or a T.const name (-D M=1024, "

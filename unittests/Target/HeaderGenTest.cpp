@@ -90,6 +90,11 @@ ModuleInfo makeGemmModule(Runtime runtime) {
   gemm.grid[1] = "(m + 127) / 128";
   gemm.threads[0] = 128;
   gemm.sharedMemoryBytes = 98304;
+  if (runtime == Runtime::CUDA) {
+    // TMA tensor maps of A (static strides) and B (a stride of n).
+    gemm.tensorMaps = {{0, {128, 64}, 128, "CU_TENSOR_MAP_DATA_TYPE_FLOAT16"},
+                       {1, {32, 64}, 64, "CU_TENSOR_MAP_DATA_TYPE_FLOAT16"}};
+  }
 
   KernelInfo scale;
   scale.name = "scale";
@@ -328,6 +333,54 @@ TEST(HeaderGenTest, LaunchValidatesBeforeLaunching) {
   EXPECT_FALSE(StringRef(text).contains("printf"));
   EXPECT_FALSE(StringRef(text).contains("exit("));
   EXPECT_FALSE(StringRef(text).contains("abort("));
+}
+
+TEST(HeaderGenTest, TensorMapsAreEncodedAtLaunch) {
+  std::string text = render(makeGemmModule(Runtime::CUDA));
+  EXPECT_TRUE(contains(text, "#if CUDA_VERSION < 12000\n#error"));
+  EXPECT_TRUE(
+      contains(text, "static gemm_encode_tiled_fn_ gemm_encode_tiled_;"));
+  // Found once, before the module loads, through the driver itself.
+  size_t lookup =
+      position(text, "err = cuGetProcAddress(\"cuTensorMapEncodeTiled\"");
+  EXPECT_LT(lookup, position(text, "err = cuModuleLoadData("));
+  size_t begin = position(text, "static inline CUresult gemm_main_launch(");
+  size_t end = position(text, "static inline CUresult scale_launch(");
+  std::string body = text.substr(begin, end - begin);
+  EXPECT_TRUE(contains(body, "  void *args[8];\n  CUtensorMap maps[2];\n"));
+  // After loading, which sets the encoder.
+  EXPECT_LT(position(body, "err = gemm_function_(0, &function);"),
+            position(body, "/* Tensor map 0"));
+  EXPECT_TRUE(contains(
+      body, "  /* Tensor map 0: A in boxes of [128, 64], 128-byte swizzle. */\n"
+            "  {\n"
+            "    cuuint64_t map_dims[2] = {(cuuint64_t)256, (cuuint64_t)m};\n"
+            "    cuuint64_t map_strides[1] = {2 * (cuuint64_t)256};\n"
+            "    cuuint32_t map_box[2] = {64, 128};\n"
+            "    cuuint32_t map_steps[2] = {1, 1};\n"
+            "    err = gemm_encode_tiled_(\n"
+            "        &maps[0], CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, "
+            "(void *)(uintptr_t)A,\n"));
+  EXPECT_TRUE(contains(body, "CU_TENSOR_MAP_INTERLEAVE_NONE, "
+                             "CU_TENSOR_MAP_SWIZZLE_128B,\n"));
+  // A's strides are known to suit TMA; B's depends on n and is checked.
+  EXPECT_TRUE(contains(
+      body, "    cuuint64_t map_strides[1] = {2 * (cuuint64_t)n};\n"
+            "    cuuint32_t map_box[2] = {64, 32};\n"
+            "    cuuint32_t map_steps[2] = {1, 1};\n"
+            "    /* TMA needs strides that are multiples of 16 bytes. */\n"
+            "    if (map_strides[0] % 16 != 0 || map_strides[0] >= "
+            "((cuuint64_t)1 << 40))\n"
+            "      return CUDA_ERROR_INVALID_VALUE;\n"));
+  EXPECT_EQ(StringRef(body).count("if (map_strides"), 1u);
+  EXPECT_TRUE(contains(body, "    if (err != CUDA_SUCCESS)\n      return err;\n"
+                             "  }\n"));
+  EXPECT_TRUE(contains(body, "  args[5] = &dims[1];\n"
+                             "  args[6] = &maps[0];\n"
+                             "  args[7] = &maps[1];\n"));
+  // HIP headers have none of it.
+  std::string hip = render(makeGemmModule(Runtime::HIP));
+  EXPECT_FALSE(StringRef(hip).contains("CUtensorMap"));
 }
 
 TEST(HeaderGenTest, TensorsOfOneShapeShareACountCheck) {

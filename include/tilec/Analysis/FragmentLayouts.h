@@ -138,6 +138,86 @@ matchMmaAccumulatorLayout(tile::FragmentLayoutAttr layout);
 std::optional<WarpPartition>
 matchMmaOperandALayout(tile::FragmentLayoutAttr layout);
 
+//===----------------------------------------------------------------------===//
+// Hopper (TMA and wgmma) layouts
+//===----------------------------------------------------------------------===//
+
+/// The shared layout the bulk tensor copy engine (TMA) writes and wgmma
+/// reads: the tile's columns are cut into panels of `panelCols` columns
+/// (`swizzleBytes` bytes: 128, 64 or 32), each panel stored as `rows` rows
+/// of `swizzleBytes` bytes, panel after panel, and swizzled with TMA's
+/// swizzle of that width (CuTe's Swizzle<log2(swizzleBytes / 16), 4, 3> on
+/// byte offsets). A tile whose rows are one panel wide is row-major.
+struct PanelledTile {
+  int64_t rows = 0;
+  int64_t cols = 0;
+  int64_t elementBytes = 0;
+  int64_t swizzleBytes = 0;
+
+  int64_t panelCols() const { return swizzleBytes / elementBytes; }
+  int64_t numPanels() const { return cols / panelCols(); }
+  /// Bytes from one panel to the next.
+  int64_t panelBytes() const { return rows * swizzleBytes; }
+  /// The byte offset of element (row, col), before the swizzle.
+  int64_t byteOffset(int64_t row, int64_t col) const;
+};
+
+/// The panelled layout of a `rows` x `cols` tile of `elementBytes`-byte
+/// elements: the widest swizzle (128, 64 or 32 bytes) that divides a row's
+/// bytes. Nullopt when rows are not a multiple of 32 bytes, or the rows of
+/// a panel not a multiple of 8 (the swizzle's period).
+std::optional<PanelledTile> choosePanelledTile(int64_t rows, int64_t cols,
+                                               int64_t elementBytes);
+
+/// The shared layout of a buffer of `shape` whose last two dimensions are
+/// `tile` (leading dimensions, pipeline stages, are row-major around it).
+tile::SharedLayoutAttr makePanelledLayout(mlir::MLIRContext *context,
+                                          llvm::ArrayRef<int64_t> shape,
+                                          const PanelledTile &tile);
+
+/// The panelled tile `layout` is, as makePanelledLayout builds it for a
+/// buffer of `elementBytes`-byte elements, if it is one.
+std::optional<PanelledTile> matchPanelledLayout(tile::SharedLayoutAttr layout,
+                                                int64_t elementBytes);
+
+/// How a gemm's MxN tile is split over warpgroups for wgmma: `m` x `n`
+/// warpgroups, warpgroup `g` taking rows `(g / n) * M / m` and columns
+/// `(g % n) * N / n`.
+struct WarpgroupPartition {
+  int64_t m = 1;
+  int64_t n = 1;
+};
+
+/// The N extent of one wgmma over a warpgroup's `tileN` columns: all of
+/// them up to 256, else 256 (then `tileN` must be a multiple of 256).
+int64_t getWgmmaInstructionN(int64_t tileN);
+
+/// The partition of an MxN tile over `numWarpgroups` warpgroups that
+/// `policy` asks for, each warpgroup's part a whole number of m64 rows and
+/// of `atomN` columns that wgmma instructions cover. Fails with a message
+/// when no split fits.
+mlir::FailureOr<WarpgroupPartition>
+computeWarpgroupPartition(int64_t m, int64_t n, int64_t numWarpgroups,
+                          tile::GemmWarpPolicy policy, int64_t atomN,
+                          std::string &message);
+
+/// The layout of wgmma accumulators over an [M, N] tile split as
+/// `partition` says. Thread `128 g + 32 w + l` of warpgroup `g` holds, in
+/// the registers of each m64nN instruction `(mi, nj)` of its part, rows
+/// `64 mi + 16 w + l / 4 + 8 ((r >> 1) & 1)` at columns
+/// `N nj + 8 (r >> 2) + 2 (l % 4) + (r & 1)` of register `r`. Where each
+/// warp holds a single band of 16 rows (64-row warpgroup parts, one
+/// warpgroup per row) this is the mma.sync accumulator layout of warps
+/// split by rows, which reductions and register A operands understand.
+tile::FragmentLayoutAttr
+makeWgmmaAccumulatorLayout(mlir::MLIRContext *context, int64_t m, int64_t n,
+                           WarpgroupPartition partition);
+
+/// The partition of `layout` if it places elements as a wgmma accumulator
+/// layout does.
+std::optional<WarpgroupPartition>
+matchWgmmaAccumulatorLayout(tile::FragmentLayoutAttr layout);
+
 /// Whether two layouts of one shape place every element (and replica) on
 /// the same thread and slot, whatever their maps look like.
 bool areEquivalentLayouts(tile::FragmentLayoutAttr a,

@@ -29,6 +29,9 @@ inline constexpr llvm::StringLiteral kKernelModuleName = "tilec_kernels";
 /// needs.
 inline constexpr llvm::StringLiteral kSharedMemoryBytesAttr =
     "tile.shared_memory_bytes";
+/// The attribute of a gpu.func argument that is a TMA tensor map the host
+/// encodes: {tensor = the index of the tensor's argument, box, swizzle}.
+inline constexpr llvm::StringLiteral kTensorMapAttr = "tile.tensor_map";
 
 } // namespace tilec
 

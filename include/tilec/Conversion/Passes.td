@@ -40,6 +40,11 @@ def ConvertGPUToNVVM : Pass<"tilec-convert-gpu-to-nvvm", "mlir::gpu::GPUModuleOp
     bare-pointer kernel arguments) serves ldmatrix, mma.sync, cp.async and
     vector accesses as well as the rest: converted separately, their index
     types would not agree.
+
+    Kernel arguments marked `tile.tensor_map` become by-value,
+    `nvvm.grid_constant` parameters of 128 bytes aligned to 64 (a
+    `CUtensorMap`), and dynamic shared memory is aligned to 1024 bytes, the
+    period of the widest TMA swizzle.
   }];
   let options = [
     Option<"indexBitwidth", "index-bitwidth", "unsigned", "32",

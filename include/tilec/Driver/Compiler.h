@@ -25,6 +25,14 @@ struct CompileOptions {
   unsigned optLevel = 3;
   /// Approximate math: ex2.approx and friends, flush denormals to zero.
   bool fastMath = false;
+  /// Hopper features the target has that the compilation may use (all by
+  /// default): the bulk tensor copy engine for pipelined copies, wgmma for
+  /// gemms. Turned off, the sm_80 path is used instead.
+  bool allowTma = true;
+  bool allowWgmma = true;
+
+  bool useTma() const { return allowTma && target->hasTma; }
+  bool useWgmma() const { return allowWgmma && target->hasWgmma; }
   /// The CUDA toolkit (ptxas, libdevice).
   std::string cudaPath;
   /// A directory with amdgcn/bitcode (ROCm device libraries) and

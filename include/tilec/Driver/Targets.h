@@ -1,7 +1,8 @@
 //===- Targets.h - The GPUs tilec compiles for ------------------*- C++ -*-===//
 //
 // Part of tilec. A target is a description the passes consult: vendor, chip
-// name, warp size and the shared memory a block may use.
+// name, warp size, the shared memory a block may use and the Hopper
+// features.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,6 +27,10 @@ struct TargetInfo {
   int64_t maxSharedMemoryBytes;
   /// A short description for --help.
   llvm::StringRef description;
+  /// The bulk tensor copy engine (TMA) with transaction barriers: sm_90.
+  bool hasTma = false;
+  /// Warpgroup MMA (wgmma) and register reallocation (setmaxnreg): sm_90a.
+  bool hasWgmma = false;
 
   bool isNVIDIA() const { return vendor == Vendor::NVIDIA; }
 };

@@ -52,9 +52,29 @@ struct KernelParamInfo {
   }
 };
 
+/// A TMA tensor map the launch function encodes and passes after the
+/// declared parameters (CUDA only).
+struct TensorMapInfo {
+  /// The index of the mapped tensor in the params list.
+  unsigned tensor = 0;
+  /// The box, one extent per tensor dimension, outermost first.
+  std::vector<int64_t> box;
+  /// The swizzle in bytes: 0 (none), 32, 64 or 128.
+  int64_t swizzle = 0;
+  /// The CUtensorMapDataType enumerator of the elements.
+  std::string dataType;
+
+  bool operator==(const TensorMapInfo &other) const {
+    return tensor == other.tensor && box == other.box &&
+           swizzle == other.swizzle && dataType == other.dataType;
+  }
+};
+
 struct KernelInfo {
   std::string name;
   std::vector<KernelParamInfo> params;
+  /// The tensor maps the kernel takes after its parameters, in order.
+  std::vector<TensorMapInfo> tensorMaps;
   /// The grid extents as C expressions over the launch function's
   /// parameters (Dim params are int64_t there), e.g. "(m + 127) / 128".
   std::string grid[3] = {"1", "1", "1"};
@@ -69,6 +89,7 @@ struct KernelInfo {
       if (grid[i] != other.grid[i] || threads[i] != other.threads[i])
         return false;
     return name == other.name && params == other.params &&
+           tensorMaps == other.tensorMaps &&
            sharedMemoryBytes == other.sharedMemoryBytes;
   }
 };

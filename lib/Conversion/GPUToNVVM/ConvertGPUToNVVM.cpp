@@ -9,6 +9,8 @@
 
 #include "tilec/Conversion/Passes.h"
 
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
 #include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
@@ -18,6 +20,7 @@
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
 #include "mlir/Conversion/NVGPUToNVVM/NVGPUToNVVM.h"
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
 #include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
 #include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVM.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
@@ -55,6 +58,14 @@ struct ConvertGPUToNVVMPass
         return signalPassFailure();
     }
 
+    // The conversion drops the attributes of the tensor-map arguments; they
+    // are restored as by-value kernel parameters below.
+    llvm::StringMap<SmallVector<unsigned>> tensorMapArgs;
+    for (auto func : module.getOps<gpu::GPUFuncOp>())
+      for (unsigned i = 0; i < func.getNumArguments(); ++i)
+        if (func.getArgAttr(i, tilec::kTensorMapAttr))
+          tensorMapArgs[func.getName()].push_back(i);
+
     LowerToLLVMOptions options(context);
     options.overrideIndexBitwidth(indexBitwidth);
     options.useBarePtrCallConv = true;
@@ -80,7 +91,42 @@ struct ConvertGPUToNVVMPass
     ub::populateUBToLLVMConversionPatterns(converter, patterns);
     configureGpuToNVVMConversionLegality(target);
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
-      signalPassFailure();
+      return signalPassFailure();
+
+    // NVVM ops without an LLVM intrinsic (wgmma, mbarrier waits) become
+    // their inline PTX.
+    {
+      RewritePatternSet ptx(context);
+      populateNVVMToLLVMConversionPatterns(ptx);
+      if (failed(applyPatternsGreedily(module, std::move(ptx))))
+        return signalPassFailure();
+    }
+
+    // A tensor map is a 128-byte, 64-byte aligned __grid_constant__
+    // parameter: the kernel reads it where the launch put it, and TMA takes
+    // its generic address.
+    OpBuilder b(context);
+    for (auto func : module.getOps<LLVM::LLVMFuncOp>()) {
+      auto it = tensorMapArgs.find(func.getName());
+      if (it == tensorMapArgs.end())
+        continue;
+      for (unsigned i : it->second) {
+        func.setArgAttr(i, LLVM::LLVMDialect::getByValAttrName(),
+                        TypeAttr::get(LLVM::LLVMArrayType::get(
+                            IntegerType::get(context, 8), 128)));
+        func.setArgAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
+                        b.getI64IntegerAttr(64));
+        func.setArgAttr(i, NVVM::NVVMDialect::getGridConstantAttrName(),
+                        b.getUnitAttr());
+      }
+    }
+    // Swizzled tiles sit at multiples of their swizzle's period (up to 1024
+    // bytes) from the start of dynamic shared memory, which must then be
+    // aligned as much.
+    for (auto global : module.getOps<LLVM::GlobalOp>())
+      if (global.getAddrSpace() == 3 &&
+          global.getSymName().starts_with("__dynamic_shmem__"))
+        global.setAlignment(1024);
   }
 };
 

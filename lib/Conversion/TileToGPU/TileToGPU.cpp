@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
@@ -29,7 +30,9 @@ using namespace mlir;
 using namespace tilec;
 using namespace tilec::tile;
 
-/// Shared buffers start at offsets aligned for TMA and swizzled accesses.
+/// Shared buffers start at offsets aligned for TMA and vector accesses, and
+/// swizzled ones at a multiple of their swizzle's period, which TMA and
+/// wgmma compute from addresses.
 static constexpr int64_t kSharedAlignment = 128;
 /// Tensor pointers are assumed aligned to 16 bytes: the widest vector
 /// access. The generated header checks it.
@@ -147,9 +150,16 @@ LogicalResult KernelOutliner::planSharedMemory(gpu::GPUFuncOp gpuFunc) {
         gpu::DynamicSharedMemoryOp::create(b, gpuFunc.getLoc(), bytesType);
     for (AllocSharedOp alloc : allocs) {
       MemRefType type = alloc.getType();
-      int64_t bytes = type.getNumElements() *
-                      llvm::divideCeil(type.getElementTypeBitWidth(), 8);
-      offset = llvm::alignTo(offset, kSharedAlignment);
+      int64_t elementBytes = llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+      int64_t bytes = type.getNumElements() * elementBytes;
+      int64_t alignment = kSharedAlignment;
+      if (SharedLayoutAttr layout = alloc.getLayoutAttr())
+        if (SwizzleAttr swizzle = layout.getSwizzle())
+          alignment =
+              std::max<int64_t>(alignment, elementBytes << (swizzle.getBase() +
+                                                            swizzle.getShift() +
+                                                            swizzle.getBits()));
+      offset = llvm::alignTo(offset, alignment);
       OpBuilder ab(alloc);
       Value start = arith::ConstantIndexOp::create(ab, alloc.getLoc(), offset);
       auto viewType = MemRefType::get(
@@ -183,13 +193,14 @@ LogicalResult KernelOutliner::run() {
   MLIRContext *context = func.getContext();
   Location loc = kernel.getLoc();
 
-  // Only buffers and annotations are converted here; block-wide ops must
-  // have been distributed over the threads by the tile passes.
+  // Only buffers, annotations and tensor maps are converted here;
+  // block-wide ops must have been distributed over the threads by the tile
+  // passes.
   auto checkLowered = [](Operation *op) {
-    if (!isa<TileDialect>(op->getDialect()) ||
+    if (!isa_and_nonnull<TileDialect>(op->getDialect()) ||
         op->hasTrait<mlir::OpTrait::IsTerminator>() ||
         isa<AllocSharedOp, AllocLocalOp, AllocVarOp, AnnotateLayoutOp,
-            UseSwizzleOp>(op))
+            UseSwizzleOp, TensorMapOp>(op))
       return WalkResult::advance();
     op->emitError() << "'" << op->getName()
                     << "' must be lowered by the tile passes "
@@ -201,10 +212,40 @@ LogicalResult KernelOutliner::run() {
   if (early.wasInterrupted())
     return failure();
 
-  // The signature: one kernel argument per function argument.
+  // The signature: one kernel argument per function argument, then one
+  // per distinct TMA tensor map, which the host encodes and passes by value.
   SmallVector<Type> argTypes;
   for (Type type : func.getArgumentTypes())
     argTypes.push_back(kernelArgType(type));
+  struct TensorMap {
+    Location loc;
+    BlockArgument tensor;
+    DenseI64ArrayAttr box;
+    IntegerAttr swizzle;
+  };
+  SmallVector<TensorMap> maps;
+  SmallVector<std::pair<TensorMapOp, unsigned>> mapOps;
+  WalkResult mapWalk = kernel.walk([&](TensorMapOp op) {
+    auto tensor = dyn_cast<BlockArgument>(op.getTensor());
+    if (!tensor || tensor.getOwner() != &func.getBody().front()) {
+      op.emitError() << "a tensor map must map a parameter of the kernel's "
+                        "function";
+      return WalkResult::interrupt();
+    }
+    auto same = llvm::find_if(maps, [&](const TensorMap &other) {
+      return other.tensor == tensor && other.box == op.getBoxAttr() &&
+             other.swizzle == op.getSwizzleAttr();
+    });
+    mapOps.push_back({op, unsigned(same - maps.begin())});
+    if (same == maps.end()) {
+      maps.push_back(
+          {op.getLoc(), tensor, op.getBoxAttr(), op.getSwizzleAttr()});
+      argTypes.push_back(op.getType());
+    }
+    return WalkResult::advance();
+  });
+  if (mapWalk.wasInterrupted())
+    return failure();
   OpBuilder mb = OpBuilder::atBlockEnd(gpuModule.getBody());
   auto gpuFunc = gpu::GPUFuncOp::create(mb, loc, func.getSymName(),
                                         mb.getFunctionType(argTypes, {}));
@@ -227,6 +268,16 @@ LogicalResult KernelOutliner::run() {
   }
   if (constantGrid)
     gpuFunc.setKnownGridSizeAttr(DenseI32ArrayAttr::get(context, gridSize));
+  for (auto [i, map] : llvm::enumerate(maps)) {
+    Builder attrs(context);
+    gpuFunc.setArgAttr(
+        func.getNumArguments() + i, kTensorMapAttr,
+        attrs.getDictionaryAttr(
+            {attrs.getNamedAttr(
+                 "tensor", attrs.getI64IntegerAttr(map.tensor.getArgNumber())),
+             attrs.getNamedAttr("box", map.box),
+             attrs.getNamedAttr("swizzle", map.swizzle)}));
+  }
   for (unsigned i = 0; i < argTypes.size(); ++i) {
     if (!isa<MemRefType>(argTypes[i]))
       continue;
@@ -283,6 +334,13 @@ LogicalResult KernelOutliner::run() {
         b, loc, viewType, entry.getArgument(i), b.getIndexAttr(0), sizes,
         strides);
     imported.map(arg, view);
+  }
+
+  // Tensor maps are the kernel's last arguments.
+  for (auto [op, index] : mapOps) {
+    op.getResult().replaceAllUsesWith(
+        entry.getArgument(func.getNumArguments() + index));
+    op.erase();
   }
 
   // Block indices, swizzled when asked.
@@ -373,6 +431,10 @@ LogicalResult KernelOutliner::run() {
     args.push_back(
         UnrealizedConversionCastOp::create(hb, loc, type, arg).getResult(0));
   }
+  for (const TensorMap &map : maps)
+    args.push_back(TensorMapOp::create(hb, map.loc,
+                                       LLVM::LLVMPointerType::get(context),
+                                       map.tensor, map.box, map.swizzle));
   int64_t sharedBytes =
       gpuFunc->getAttrOfType<IntegerAttr>(kSharedMemoryBytesAttr).getInt();
   Value shared = arith::ConstantIntOp::create(hb, loc, sharedBytes, 32);

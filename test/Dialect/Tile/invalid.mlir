@@ -160,7 +160,7 @@ func.func @copy_offset_operands(%A: memref<64xf16>, %n: index) {
   tile.kernel blocks(%a) in (%n) threads(128) {
     %s = tile.alloc_shared : memref<64xf16, #tile.shared>
     // expected-error@+1 {{expected 1 dynamic source offset values}}
-    "tile.copy"(%A, %s) <{static_source_offsets = array<i64: -9223372036854775808>, source_extents = array<i64: 64>, static_dest_offsets = array<i64: 0>, dest_extents = array<i64: 64>, operandSegmentSizes = array<i32: 1, 0, 1, 0>}> : (memref<64xf16>, memref<64xf16, #tile.shared>) -> ()
+    "tile.copy"(%A, %s) <{static_source_offsets = array<i64: -9223372036854775808>, source_extents = array<i64: 64>, static_dest_offsets = array<i64: 0>, dest_extents = array<i64: 64>, operandSegmentSizes = array<i32: 1, 0, 1, 0, 0, 0>}> : (memref<64xf16>, memref<64xf16, #tile.shared>) -> ()
   }
   return
 }
@@ -204,7 +204,7 @@ func.func @copy_shape(%A: memref<?x?xf16>, %n: index) {
   tile.kernel blocks(%a) in (%n) threads(128) {
     %s = tile.alloc_shared : memref<32x64xf16, #tile.shared>
     // expected-error@+1 {{copies a 64x32 region into a 32x64 region; the extents must agree once unit dimensions are dropped}}
-    "tile.copy"(%A, %a, %a, %s) <{static_source_offsets = array<i64: -9223372036854775808, -9223372036854775808>, source_extents = array<i64: 64, 32>, static_dest_offsets = array<i64: 0, 0>, dest_extents = array<i64: 32, 64>, operandSegmentSizes = array<i32: 1, 2, 1, 0>}> : (memref<?x?xf16>, index, index, memref<32x64xf16, #tile.shared>) -> ()
+    "tile.copy"(%A, %a, %a, %s) <{static_source_offsets = array<i64: -9223372036854775808, -9223372036854775808>, source_extents = array<i64: 64, 32>, static_dest_offsets = array<i64: 0, 0>, dest_extents = array<i64: 32, 64>, operandSegmentSizes = array<i32: 1, 2, 1, 0, 0, 0>}> : (memref<?x?xf16>, index, index, memref<32x64xf16, #tile.shared>) -> ()
   }
   return
 }
@@ -844,5 +844,81 @@ func.func @parallel_layout(%n: index) {
     tile.parallel (%i) in (128) layout #tile.fragment_layout<[64], threads = 128, slots = 1, (d0) -> (d0, 0)> {
     }
   }
+  return
+}
+
+// -----
+
+func.func @barrier_not_async(%A: memref<64x64xf16>, %n: index) {
+  tile.kernel blocks(%a) in (%n) threads(128) {
+    %s = tile.alloc_shared : memref<64x64xf16, #tile.shared>
+    %bars = tile.alloc_shared : memref<2xi64, #tile.shared>
+    // expected-error@+1 {{only an async copy completes on a barrier}}
+    tile.copy %A to %s barrier(%bars[%a] : memref<2xi64, #tile.shared>) : memref<64x64xf16>, memref<64x64xf16, #tile.shared>
+  }
+  return
+}
+
+// -----
+
+func.func @barrier_type(%A: memref<64x64xf16>, %n: index) {
+  tile.kernel blocks(%a) in (%n) threads(128) {
+    %s = tile.alloc_shared : memref<64x64xf16, #tile.shared>
+    %bars = tile.alloc_shared : memref<2xi32, #tile.shared>
+    // expected-error@+1 {{the barrier must be a 1-D buffer of i64 mbarriers in shared memory, got 'memref<2xi32, #tile.shared>'}}
+    tile.copy async %A to %s barrier(%bars[%a] : memref<2xi32, #tile.shared>) : memref<64x64xf16>, memref<64x64xf16, #tile.shared>
+  }
+  return
+}
+
+// -----
+
+func.func @tensor_map_rank(%A: memref<64x64xf16>) {
+  // expected-error@+1 {{needs one box extent per tensor dimension (1 to 5), got 1 for a rank-2 tensor}}
+  %m = tile.tensor_map %A box [64] swizzle(0) : memref<64x64xf16> -> !llvm.ptr
+  return
+}
+
+// -----
+
+func.func @tensor_map_box(%A: memref<1024x1024xf16>) {
+  // expected-error@+1 {{box extents must be in [1, 256], got 512}}
+  %m = tile.tensor_map %A box [512, 64] swizzle(128) : memref<1024x1024xf16> -> !llvm.ptr
+  return
+}
+
+// -----
+
+func.func @tensor_map_swizzle(%A: memref<64x64xf16>) {
+  // expected-error@+1 {{swizzle must be 0, 32, 64 or 128 bytes, got 16}}
+  %m = tile.tensor_map %A box [64, 64] swizzle(16) : memref<64x64xf16> -> !llvm.ptr
+  return
+}
+
+// -----
+
+func.func @tensor_map_row(%A: memref<64x64xf16>) {
+  // expected-error@+1 {{the box's rows are 128 bytes; they must be a multiple of 16 and at most the swizzle's 64}}
+  %m = tile.tensor_map %A box [64, 64] swizzle(64) : memref<64x64xf16> -> !llvm.ptr
+  return
+}
+
+// -----
+
+func.func @tensor_map_scope(%n: index) {
+  tile.kernel blocks(%a) in (%n) threads(128) {
+    %s = tile.alloc_shared : memref<64x64xf16, #tile.shared>
+    // expected-error@+1 {{maps a tensor in global memory, not shared memory}}
+    %m = tile.tensor_map %s box [64, 64] swizzle(128) : memref<64x64xf16, #tile.shared> -> !llvm.ptr
+  }
+  return
+}
+
+// -----
+
+func.func @tensor_map_param(%A: memref<64x64xf16>) {
+  %v = memref.cast %A : memref<64x64xf16> to memref<64x64xf16>
+  // expected-error@+1 {{maps a parameter of the kernel's function}}
+  %m = tile.tensor_map %v box [64, 64] swizzle(128) : memref<64x64xf16> -> !llvm.ptr
   return
 }

@@ -153,3 +153,19 @@ func.func @gemm_variants() {
   }
   return
 }
+
+// A pipeline stage filled by the bulk copy engine, completing on one of the
+// stages' mbarriers, and the tensor map of its source.
+// CHECK-LABEL: func.func @bulk_copy
+func.func @bulk_copy(%A: memref<1024x1024xf16>, %k: index) {
+  %c1 = arith.constant 1 : index
+  tile.kernel blocks(%bx) in (%c1) threads(128) {
+    // CHECK: tile.tensor_map %{{.*}} box [128, 64] swizzle(128) : memref<1024x1024xf16> -> !llvm.ptr
+    %map = tile.tensor_map %A box [128, 64] swizzle(128) : memref<1024x1024xf16> -> !llvm.ptr
+    %bars = tile.alloc_shared : memref<2xi64, #tile.shared>
+    %As = tile.alloc_shared : memref<128x64xf16, #tile.shared>
+    // CHECK: tile.copy async %{{.*}}[%{{.*}}, %{{.*}}] [128, 64] to %{{.*}} barrier(%{{.*}}[%{{.*}}] : memref<2xi64, #tile.shared>) : memref<1024x1024xf16>, memref<128x64xf16, #tile.shared>
+    tile.copy async %A[%bx, %k] [128, 64] to %As barrier(%bars[%c1] : memref<2xi64, #tile.shared>) : memref<1024x1024xf16>, memref<128x64xf16, #tile.shared>
+  }
+  return
+}

@@ -67,10 +67,37 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
   return success();
 }
 
+/// `tile.tensor_map` on a kernel argument: {tensor = the index of a memref
+/// argument, box = one extent per tensor dimension, swizzle = bytes}.
+static LogicalResult verifyTensorMapArgAttribute(Operation *op,
+                                                 unsigned regionIndex,
+                                                 unsigned argIndex,
+                                                 NamedAttribute attr) {
+  auto function = dyn_cast<FunctionOpInterface>(op);
+  auto dict = dyn_cast<DictionaryAttr>(attr.getValue());
+  if (!function || regionIndex != 0 || !dict)
+    return op->emitError()
+           << "'tile.tensor_map' is a dictionary on a function argument";
+  auto tensor = dict.getAs<IntegerAttr>("tensor");
+  auto box = dict.getAs<DenseI64ArrayAttr>("box");
+  auto swizzle = dict.getAs<IntegerAttr>("swizzle");
+  if (!tensor || !box || !swizzle)
+    return op->emitError() << "'tile.tensor_map' needs integer 'tensor' and "
+                              "'swizzle' and an i64 array 'box'";
+  int64_t index = tensor.getInt();
+  if (index < 0 || index >= static_cast<int64_t>(function.getNumArguments()))
+    return op->emitError() << "'tile.tensor_map' of argument " << argIndex
+                           << " names argument " << index
+                           << ", which does not exist";
+  return success();
+}
+
 LogicalResult TileDialect::verifyRegionArgAttribute(Operation *op,
                                                     unsigned regionIndex,
                                                     unsigned argIndex,
                                                     NamedAttribute attr) {
+  if (attr.getName() == "tile.tensor_map")
+    return verifyTensorMapArgAttribute(op, regionIndex, argIndex, attr);
   if (attr.getName() != "tile.dims")
     return op->emitError() << "unknown tile attribute '"
                            << attr.getName().getValue() << "' on an argument";

@@ -13,6 +13,7 @@
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallBitVector.h"
@@ -291,8 +292,21 @@ ParseResult CopyOp::parse(OpAsmParser &parser, OperationState &result) {
                           sourceExtents, hasSourceRegion) ||
       parser.parseKeyword("to") || parser.parseOperand(dest) ||
       parseOptionalRegion(parser, destOffsets, staticDestOffsets, destExtents,
-                          hasDestRegion) ||
-      parser.parseOptionalAttrDict(result.attributes) || parser.parseColon() ||
+                          hasDestRegion))
+    return failure();
+  // barrier(%bars[%i] : memref<Nxi64, #tile.shared>)
+  std::optional<OpAsmParser::UnresolvedOperand> barrier, barrierIndex;
+  Type barrierType;
+  if (succeeded(parser.parseOptionalKeyword("barrier"))) {
+    barrier.emplace();
+    barrierIndex.emplace();
+    if (parser.parseLParen() || parser.parseOperand(*barrier) ||
+        parser.parseLSquare() || parser.parseOperand(*barrierIndex) ||
+        parser.parseRSquare() || parser.parseColon() ||
+        parser.parseType(barrierType) || parser.parseRParen())
+      return failure();
+  }
+  if (parser.parseOptionalAttrDict(result.attributes) || parser.parseColon() ||
       parser.getCurrentLocation(&typesLoc) || parser.parseType(sourceType) ||
       parser.parseComma() || parser.parseType(destType))
     return failure();
@@ -323,14 +337,21 @@ ParseResult CopyOp::parse(OpAsmParser &parser, OperationState &result) {
       parser.resolveOperand(dest, destType, result.operands) ||
       parser.resolveOperands(destOffsets, indexType, result.operands))
     return failure();
+  if (barrier &&
+      (parser.resolveOperand(*barrier, barrierType, result.operands) ||
+       parser.resolveOperand(*barrierIndex, indexType, result.operands)))
+    return failure();
 
   Properties &props = result.getOrAddProperties<Properties>();
   props.static_source_offsets = staticSourceOffsets;
   props.source_extents = builder.getDenseI64ArrayAttr(sourceExtents);
   props.static_dest_offsets = staticDestOffsets;
   props.dest_extents = builder.getDenseI64ArrayAttr(destExtents);
-  props.operandSegmentSizes = {1, static_cast<int32_t>(sourceOffsets.size()), 1,
-                               static_cast<int32_t>(destOffsets.size())};
+  int32_t barriers = barrier ? 1 : 0;
+  props.operandSegmentSizes = {
+      1,        static_cast<int32_t>(sourceOffsets.size()),
+      1,        static_cast<int32_t>(destOffsets.size()),
+      barriers, barriers};
   return success();
 }
 
@@ -360,6 +381,9 @@ void CopyOp::print(OpAsmPrinter &p) {
   p << " to ";
   printRegion(p, *this, getDest(), getDestOffsets(), getStaticDestOffsets(),
               getDestExtents());
+  if (getBarrier())
+    p << " barrier(" << getBarrier() << "[" << getBarrierIndex()
+      << "] : " << getBarrier().getType() << ")";
   p.printOptionalAttrDict(
       (*this)->getAttrs(),
       {getStaticSourceOffsetsAttrName(), getSourceExtentsAttrName(),
@@ -437,6 +461,56 @@ LogicalResult CopyOp::verify() {
   if (getAsync() && (*scopeOf(getSource()) != MemoryScope::Global ||
                      *scopeOf(getDest()) != MemoryScope::Shared))
     return emitOpError() << "an async copy goes from global to shared memory";
+  if (Value barrier = getBarrier()) {
+    if (!getAsync())
+      return emitOpError() << "only an async copy completes on a barrier";
+    auto type = cast<MemRefType>(barrier.getType());
+    if (!isInScope(type, MemoryScope::Shared) || type.getRank() != 1 ||
+        !type.getElementType().isInteger(64))
+      return emitOpError() << "the barrier must be a 1-D buffer of i64 "
+                              "mbarriers in shared memory, got "
+                           << type;
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// TensorMapOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult TensorMapOp::verify() {
+  auto type = cast<MemRefType>(getTensor().getType());
+  if (!isInScope(type, MemoryScope::Global))
+    return emitOpError() << "maps a tensor in global memory, not "
+                         << describeScope(getMemoryScope(type));
+  auto arg = dyn_cast<BlockArgument>(getTensor());
+  if (!arg || !isa<FunctionOpInterface>(arg.getOwner()->getParentOp()))
+    return emitOpError() << "maps a parameter of the kernel's function";
+  ArrayRef<int64_t> box = getBox();
+  if (box.empty() || box.size() > 5 ||
+      static_cast<int64_t>(box.size()) != type.getRank())
+    return emitOpError() << "needs one box extent per tensor dimension (1 to "
+                            "5), got "
+                         << box.size() << " for a rank-" << type.getRank()
+                         << " tensor";
+  for (int64_t extent : box)
+    if (extent < 1 || extent > 256)
+      return emitOpError() << "box extents must be in [1, 256], got " << extent;
+  unsigned bits = type.getElementTypeBitWidth();
+  if (bits % 8 != 0 || !llvm::is_contained({1u, 2u, 4u, 8u}, bits / 8))
+    return emitOpError() << "maps elements of 1, 2, 4 or 8 bytes, not "
+                         << type.getElementType();
+  int64_t innerBytes = box.back() * (bits / 8);
+  int64_t swizzle = getSwizzle();
+  if (!llvm::is_contained({0, 32, 64, 128}, swizzle))
+    return emitOpError() << "swizzle must be 0, 32, 64 or 128 bytes, got "
+                         << swizzle;
+  if (innerBytes % 16 != 0 || (swizzle && innerBytes > swizzle))
+    return emitOpError() << "the box's rows are " << innerBytes
+                         << " bytes; they must be a multiple of 16"
+                         << (swizzle ? " and at most the swizzle's " +
+                                           std::to_string(swizzle)
+                                     : std::string());
   return success();
 }
 

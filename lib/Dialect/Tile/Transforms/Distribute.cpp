@@ -11,6 +11,7 @@
 
 #include "MmaGemm.h"
 #include "VectorizeRun.h"
+#include "WgmmaGemm.h"
 #include "tilec/Dialect/Tile/IR/TileOps.h"
 #include "tilec/Dialect/Tile/Transforms/Passes.h"
 #include "tilec/Dialect/Tile/Transforms/Utils.h"
@@ -123,8 +124,8 @@ std::optional<FragmentAccess> asFragmentAccess(Operation *op) {
 
 class KernelDistributor {
 public:
-  explicit KernelDistributor(KernelOp kernel)
-      : kernel(kernel), threads(kernel.getNumThreads()) {}
+  KernelDistributor(KernelOp kernel, bool wgmma)
+      : kernel(kernel), threads(kernel.getNumThreads()), wgmma(wgmma) {}
 
   LogicalResult run();
 
@@ -163,6 +164,7 @@ private:
 
   KernelOp kernel;
   int64_t threads;
+  bool wgmma;
   Value tid;
   DenseMap<Value, Value> registers;
 };
@@ -725,6 +727,27 @@ LogicalResult KernelDistributor::distributeReduce(ReduceOp reduce) {
 LogicalResult KernelDistributor::distributeGemm(GemmOp gemm) {
   Value c = gemm.getC();
   FragmentLayoutAttr layout = layoutOf(c);
+  if (wgmma) {
+    std::optional<WgmmaPlan> plan =
+        planWgmmaGemm(gemm, threads, /*requireLayouts=*/true);
+    std::optional<WarpgroupPartition> partition =
+        layout ? matchWgmmaAccumulatorLayout(layout) : std::nullopt;
+    if (plan && partition && partition->m == plan->partition.m &&
+        partition->n == plan->partition.n) {
+      OpBuilder b(gemm);
+      emitWgmmaGemm(b, gemm, *plan, tid, registers.lookup(c));
+      gemm.erase();
+      return success();
+    }
+  }
+  if (layout && matchWgmmaAccumulatorLayout(layout) &&
+      !matchMmaAccumulatorLayout(layout))
+    return gemm.emitError()
+           << "the accumulator has a wgmma layout, but the gemm does not run "
+              "on wgmma here"
+           << (wgmma ? ": its operands are not in the shared layouts wgmma "
+                       "reads"
+                     : " (distribute with wgmma, for sm_90a)");
   if (std::optional<WarpPartition> partition =
           matchMmaAccumulatorLayout(layout)) {
     if (!isMmaSyncGemm(gemm))
@@ -819,21 +842,7 @@ LogicalResult KernelDistributor::run() {
   Block *body = &kernel.getBody().front();
   OpBuilder b = OpBuilder::atBlockBegin(body);
   Location loc = kernel.getLoc();
-  ArrayRef<int64_t> dims = kernel.getThreads();
-  // The linear thread id: x fastest.
-  gpu::Dimension gpuDims[] = {gpu::Dimension::x, gpu::Dimension::y,
-                              gpu::Dimension::z};
-  for (size_t i = dims.size(); i-- > 0;) {
-    Value id =
-        gpu::ThreadIdOp::create(b, loc, gpuDims[i], b.getIndexAttr(dims[i]));
-    if (!tid) {
-      tid = id;
-      continue;
-    }
-    Value scaled = arith::MulIOp::create(
-        b, loc, tid, arith::ConstantIndexOp::create(b, loc, dims[i]));
-    tid = arith::AddIOp::create(b, loc, scaled, id);
-  }
+  tid = emitLinearThreadId(b, loc, kernel.getThreads());
 
   SmallVector<AllocFragmentOp> fragments;
   kernel.walk([&](AllocFragmentOp alloc) { fragments.push_back(alloc); });
@@ -887,9 +896,11 @@ LogicalResult KernelDistributor::run() {
 
 struct DistributePass
     : public tilec::tile::impl::TileDistributeBase<DistributePass> {
+  using TileDistributeBase::TileDistributeBase;
+
   void runOnOperation() override {
     WalkResult result = getOperation().walk([&](KernelOp kernel) {
-      if (failed(KernelDistributor(kernel).run()))
+      if (failed(KernelDistributor(kernel, wgmma).run()))
         return WalkResult::interrupt();
       return WalkResult::advance();
     });

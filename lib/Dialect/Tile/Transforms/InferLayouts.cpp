@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "MmaGemm.h"
+#include "WgmmaGemm.h"
 #include "tilec/Analysis/FragmentLayouts.h"
 #include "tilec/Dialect/Tile/IR/TileOps.h"
 #include "tilec/Dialect/Tile/Transforms/Passes.h"
@@ -74,13 +75,6 @@ bool writesLocalBuffer(ParallelOp loop) {
   return result.wasInterrupted();
 }
 
-/// The shared allocation `value` is, or a view (a pipeline stage) of.
-AllocSharedOp getSharedAlloc(Value value) {
-  while (auto subview = value.getDefiningOp<memref::SubViewOp>())
-    value = subview.getSource();
-  return value.getDefiningOp<AllocSharedOp>();
-}
-
 /// Whether `tile.annotate_layout` fixes `alloc`'s layout.
 bool isAnnotated(AllocSharedOp alloc) {
   return llvm::any_of(alloc->getUsers(), [](Operation *user) {
@@ -90,9 +84,10 @@ bool isAnnotated(AllocSharedOp alloc) {
 
 class LayoutSolver {
 public:
-  LayoutSolver(KernelOp kernel, int64_t maxVectorBytes, bool mmaSync)
+  LayoutSolver(KernelOp kernel, int64_t maxVectorBytes, bool mmaSync,
+               bool wgmma)
       : kernel(kernel), threads(kernel.getNumThreads()),
-        maxVectorBytes(maxVectorBytes), mmaSync(mmaSync) {}
+        maxVectorBytes(maxVectorBytes), mmaSync(mmaSync), wgmma(wgmma) {}
 
   LogicalResult run();
 
@@ -120,6 +115,7 @@ private:
   int64_t threads;
   int64_t maxVectorBytes;
   bool mmaSync;
+  bool wgmma;
   llvm::MapVector<Operation *, Assignment> fragments;
   DenseMap<Operation *, FragmentLayoutAttr> loops;
   SmallVector<ParallelOp> loopOrder;
@@ -222,10 +218,31 @@ LogicalResult LayoutSolver::propagate(bool &changed) {
 
 LogicalResult LayoutSolver::seedGemmLayouts() {
   WalkResult result = kernel.walk([&](GemmOp gemm) {
-    if (!isMmaSyncGemm(gemm))
-      return WalkResult::advance();
     auto cType = cast<MemRefType>(gemm.getC().getType());
     int64_t m = cType.getDimSize(0), n = cType.getDimSize(1);
+    if (std::optional<WgmmaPlan> plan =
+            wgmma ? planWgmmaGemm(gemm, threads, /*requireLayouts=*/false)
+                  : std::nullopt) {
+      // The operand tiles in the layout wgmma reads (which TMA, when it
+      // fills them, has given them already).
+      for (auto [operand, tile] :
+           {std::pair(gemm.getA(), plan->a), std::pair(gemm.getB(), plan->b)}) {
+        AllocSharedOp alloc = getSharedAlloc(operand);
+        if (!alloc.getLayoutAttr())
+          alloc.setLayoutAttr(makePanelledLayout(
+              kernel.getContext(), alloc.getType().getShape(), tile));
+      }
+      bool changed = false;
+      if (AllocFragmentOp c = getFragment(gemm.getC()))
+        if (failed(require(c,
+                           makeWgmmaAccumulatorLayout(kernel.getContext(), m, n,
+                                                      plan->partition),
+                           gemm, changed)))
+          return WalkResult::interrupt();
+      return WalkResult::advance();
+    }
+    if (!isMmaSyncGemm(gemm))
+      return WalkResult::advance();
     std::string message;
     FailureOr<WarpPartition> partition =
         threads % 32 == 0
@@ -411,7 +428,7 @@ struct InferLayoutsPass
 
   void runOnOperation() override {
     WalkResult result = getOperation().walk([&](KernelOp kernel) {
-      if (failed(LayoutSolver(kernel, maxVectorBytes, mmaSync).run()))
+      if (failed(LayoutSolver(kernel, maxVectorBytes, mmaSync, wgmma).run()))
         return WalkResult::interrupt();
       return WalkResult::advance();
     });

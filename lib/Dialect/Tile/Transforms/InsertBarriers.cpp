@@ -10,6 +10,7 @@
 #include "tilec/Dialect/Tile/Transforms/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -99,10 +100,19 @@ bool isLoop(Operation *op) {
   return isa<SerialOp, UnrollOp, PipelinedOp, scf::ForOp>(op);
 }
 
+/// Whether `op` holds a gemm, which may read shared memory through the
+/// async proxy (wgmma).
+bool holdsGemm(Operation *op) {
+  return op->walk([](GemmOp) { return WalkResult::interrupt(); })
+      .wasInterrupted();
+}
+
 /// Processes the statements of `block` with `pending` accesses since the
 /// last barrier, inserting barriers; leaves in `pending` what is unsynced
-/// at the end.
-void synchronize(Block &block, Accesses &pending) {
+/// at the end. With `proxyFences`, a barrier before a gemm is preceded by
+/// an async-proxy fence, which orders each thread's ordinary shared-memory
+/// writes before the gemm's wgmma reads.
+void synchronize(Block &block, Accesses &pending, bool proxyFences) {
   for (Operation &op : llvm::make_early_inc_range(block)) {
     if (op.hasTrait<mlir::OpTrait::IsTerminator>())
       continue;
@@ -119,22 +129,29 @@ void synchronize(Block &block, Accesses &pending) {
       Block &body = op.getRegion(0).front();
       Accesses inner = pending;
       inner.merge(own);
-      synchronize(body, inner);
+      synchronize(body, inner, proxyFences);
       pending.merge(inner);
       continue;
     }
     if (auto ifOp = dyn_cast<scf::IfOp>(&op)) {
       Accesses thenPending = pending, elsePending = pending;
       if (!ifOp.getThenRegion().empty())
-        synchronize(ifOp.getThenRegion().front(), thenPending);
+        synchronize(ifOp.getThenRegion().front(), thenPending, proxyFences);
       if (!ifOp.getElseRegion().empty())
-        synchronize(ifOp.getElseRegion().front(), elsePending);
+        synchronize(ifOp.getElseRegion().front(), elsePending, proxyFences);
       pending = thenPending;
       pending.merge(elsePending);
       continue;
     }
     if (pending.conflictsWith(own)) {
       OpBuilder b(&op);
+      if (proxyFences && holdsGemm(&op))
+        NVVM::FenceProxyOp::create(
+            b, op.getLoc(),
+            NVVM::ProxyKindAttr::get(b.getContext(),
+                                     NVVM::ProxyKind::async_shared),
+            NVVM::SharedSpaceAttr::get(b.getContext(),
+                                       NVVM::SharedSpace::shared_cta));
       gpu::BarrierOp::create(b, op.getLoc());
       pending.clear();
     }
@@ -144,10 +161,12 @@ void synchronize(Block &block, Accesses &pending) {
 
 struct InsertBarriersPass
     : public tilec::tile::impl::TileInsertBarriersBase<InsertBarriersPass> {
+  using TileInsertBarriersBase::TileInsertBarriersBase;
+
   void runOnOperation() override {
     getOperation().walk([&](KernelOp kernel) {
       Accesses pending;
-      synchronize(kernel.getBody().front(), pending);
+      synchronize(kernel.getBody().front(), pending, proxyFences);
     });
   }
 };

@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -274,6 +275,71 @@ LogicalResult lowerAsyncCopy(CopyOp copy) {
   return success();
 }
 
+/// Lowers a copy that completes on an mbarrier to the bulk tensor copy
+/// engine: the first thread of the block issues one TMA copy per panel of
+/// the destination tile's layout (a tile.tensor_map box each), at the
+/// region's coordinates; TMA fills what lies outside the tensor with zeros.
+/// The pipelining pass has checked that TMA can make the copy.
+LogicalResult lowerTmaCopy(CopyOp copy) {
+  auto dstType = cast<MemRefType>(copy.getDest().getType());
+  AllocSharedOp alloc = getSharedAlloc(copy.getDest());
+  auto kernel = copy->getParentOfType<KernelOp>();
+  if (!alloc || !kernel || dstType.getRank() != 2)
+    return copy.emitOpError() << "completes on a barrier but does not fill a "
+                                 "2-D shared tile";
+  int64_t elementBytes = dstType.getElementTypeBitWidth() / 8;
+  int64_t rows = dstType.getDimSize(0), cols = dstType.getDimSize(1);
+  std::optional<PanelledTile> tile =
+      matchPanelledLayout(alloc.getLayoutAttr(), elementBytes);
+  int64_t panelCols = tile ? tile->panelCols() : cols;
+  int64_t panels = cols / panelCols;
+
+  MLIRContext *context = copy.getContext();
+  Location loc = copy.getLoc();
+  SmallVector<int64_t> box(copy.getSourceExtents());
+  box.back() = panelCols;
+  OpBuilder kb = OpBuilder::atBlockBegin(&kernel.getBody().front());
+  Value map =
+      TensorMapOp::create(kb, loc, LLVM::LLVMPointerType::get(context),
+                          copy.getSource(), box, tile ? tile->swizzleBytes : 0);
+
+  OpBuilder b(copy);
+  auto ifOp = scf::IfOp::create(
+      b, loc, emitIsFirstThread(b, loc, kernel.getThreads()), false);
+  b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+  Value barrier = emitSharedPointer(
+      b, loc, copy.getBarrier(),
+      arith::MulIOp::create(b, loc, copy.getBarrierIndex(),
+                            arith::ConstantIndexOp::create(b, loc, 8)));
+  // Coordinates go innermost first.
+  SmallVector<Value> coordinates;
+  for (OpFoldResult offset : llvm::reverse(copy.getMixedSourceOffsets()))
+    coordinates.push_back(arith::IndexCastOp::create(
+        b, loc, b.getI32Type(),
+        getValueOrCreateConstantIndexOp(b, loc, offset)));
+  Value inner = coordinates.front();
+  int64_t panelBytes = rows * panelCols * elementBytes;
+  for (int64_t p = 0; p < panels; ++p) {
+    coordinates.front() = b.createOrFold<arith::AddIOp>(
+        loc, inner, arith::ConstantIntOp::create(b, loc, p * panelCols, 32));
+    // The copy's destination is a shared::cluster address; the block's own
+    // shared memory is part of its cluster's.
+    Value dst = LLVM::AddrSpaceCastOp::create(
+        b, loc, LLVM::LLVMPointerType::get(context, 7),
+        emitSharedPointer(
+            b, loc, copy.getDest(),
+            arith::ConstantIndexOp::create(b, loc, p * panelBytes)));
+    NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+        b, loc, dst, map, coordinates, barrier, /*im2colOffsets=*/ValueRange{},
+        /*multicastMask=*/Value(), /*l2CacheHint=*/Value(),
+        NVVM::TMALoadModeAttr::get(context, NVVM::TMALoadMode::TILE),
+        b.getBoolAttr(false), /*group=*/NVVM::CTAGroupKindAttr(),
+        /*predicate=*/Value());
+  }
+  copy.erase();
+  return success();
+}
+
 void lowerFill(Operation *op, Value buffer, Value value) {
   OpBuilder b(op);
   Location loc = op->getLoc();
@@ -349,6 +415,11 @@ struct LowerCopiesPass
     });
     for (Operation *op : ops) {
       if (auto copy = dyn_cast<CopyOp>(op)) {
+        if (copy.getBarrier()) {
+          if (failed(lowerTmaCopy(copy)))
+            return signalPassFailure();
+          continue;
+        }
         if (!copy.getAsync() || failed(lowerAsyncCopy(copy)))
           lowerCopy(copy);
       } else if (auto fill = dyn_cast<FillOp>(op)) {

@@ -2,10 +2,11 @@
 //
 // Part of tilec. Software-pipelines T.Pipelined loops: the copies of a loop
 // body from global to shared memory are issued num_stages - 1 iterations
-// ahead, as asynchronous copies into num_stages copies of their shared
-// buffers, so that the loads of later iterations overlap the compute of
-// the current one. Each iteration waits for the copies it consumes and
-// synchronizes the block once:
+// ahead into num_stages copies of their shared buffers, so that the loads
+// of later iterations overlap the compute of the current one.
+//
+// With cp.async (sm_80 and later), each iteration waits for the copies it
+// consumes and synchronizes the block once:
 //
 //   prologue:  for s < num_stages - 1: copy iteration s into stage s; commit
 //   loop k:    wait until at most num_stages - 2 copy groups are pending
@@ -18,11 +19,26 @@
 // each thread that the others are done with the stage it is about to
 // overwrite, which the previous iteration read.
 //
+// With the bulk tensor copy engine (sm_90), one thread issues each stage's
+// copies, which complete on that stage's mbarrier:
+//
+//   prologue:  init one mbarrier per stage; for s < num_stages - 1: arm
+//              barrier s with the stage's bytes, copy iteration s into it
+//   loop k:    wait for barrier k % num_stages (phase k / num_stages)
+//              the rest of the body, reading stage k % num_stages
+//              barrier
+//              arm and copy iteration k + num_stages - 1 into its stage
+//
+// Here the block barrier comes last: it tells the issuing thread that
+// every thread is done with the stage the next copy overwrites, the one
+// the previous iteration read, and the mbarrier alone publishes the data.
+//
 //===----------------------------------------------------------------------===//
 
 #include "tilec/Analysis/FragmentLayouts.h"
 #include "tilec/Dialect/Tile/IR/TileOps.h"
 #include "tilec/Dialect/Tile/Transforms/Passes.h"
+#include "tilec/Dialect/Tile/Transforms/Utils.h"
 
 #include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -30,6 +46,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -98,6 +115,49 @@ std::optional<Producer> asProducer(PipelinedOp loop, CopyOp copy) {
   return producer;
 }
 
+/// Whether the bulk tensor copy engine can make `producer`'s copy: a
+/// whole 2-D shared tile from a tensor whose strides TMA can describe
+/// (statically known multiples of 16 bytes), without conversion, its
+/// innermost dimension the tile's rows, boxes of at most 256 elements, and
+/// no layout annotated for the tile. `tile` is then its panelled layout,
+/// or nullopt for an unswizzled row-major tile.
+bool qualifiesForTma(Producer &producer, std::optional<PanelledTile> &tile) {
+  CopyOp copy = producer.copy;
+  auto srcType = cast<MemRefType>(copy.getSource().getType());
+  MemRefType dstType = producer.buffer.getType();
+  if (srcType.getElementType() != dstType.getElementType() ||
+      dstType.getRank() != 2 || srcType.getRank() > 5 ||
+      !srcType.getLayout().isIdentity())
+    return false;
+  unsigned bits = dstType.getElementTypeBitWidth();
+  int64_t elementBytes = bits / 8;
+  if (bits % 8 != 0 || !llvm::is_contained({1, 2, 4}, elementBytes))
+    return false;
+  if (copy.getDestExtents() != dstType.getShape() ||
+      llvm::any_of(copy.getMixedDestOffsets(),
+                   [](OpFoldResult o) { return getConstantIntValue(o) != 0; }))
+    return false;
+  int64_t rows = dstType.getDimSize(0), cols = dstType.getDimSize(1);
+  ArrayRef<int64_t> extents = copy.getSourceExtents();
+  if (extents.back() != cols ||
+      llvm::any_of(extents, [](int64_t e) { return e > 256; }))
+    return false;
+  // Every stride, the innermost dimension's excepted, in bytes.
+  int64_t stride = elementBytes;
+  for (int64_t dim = srcType.getRank() - 1; dim > 0; --dim) {
+    if (srcType.isDynamicDim(dim))
+      return false;
+    stride *= srcType.getDimSize(dim);
+    if (stride % 16 != 0 || stride >= (int64_t(1) << 40))
+      return false;
+  }
+  if (llvm::any_of(producer.buffer->getUsers(),
+                   [](Operation *user) { return isa<AnnotateLayoutOp>(user); }))
+    return false;
+  tile = choosePanelledTile(rows, cols, elementBytes);
+  return tile || (cols * elementBytes % 16 == 0 && cols <= 256);
+}
+
 /// Stage `stage` of a multi-buffered shared allocation, as a buffer of the
 /// original shape.
 Value stageView(OpBuilder &b, Location loc, Value buffers, Value stage) {
@@ -117,23 +177,37 @@ Value stageView(OpBuilder &b, Location loc, Value buffers, Value stage) {
 
 class LoopPipeliner {
 public:
-  LoopPipeliner(PipelinedOp loop, int64_t stages)
-      : loop(loop), stages(stages), body(loop.getBody().front()) {}
+  LoopPipeliner(PipelinedOp loop, int64_t stages, bool tma, bool proxyFence)
+      : loop(loop), stages(stages), body(loop.getBody().front()), tma(tma),
+        proxyFence(proxyFence) {}
 
   /// Pipelines the loop if it has copies to issue ahead.
   void run();
 
 private:
   /// Issues the producers for iteration `k` into stage `stage`, if
-  /// `k < upper bound`, then commits them as one group.
+  /// `k < upper bound`: as one cp.async group, or as bulk copies on the
+  /// stage's mbarrier, armed with their bytes.
   void issue(OpBuilder &b, Location loc, Value k, Value stage);
+  /// The shared-memory pointer of mbarrier `stage`.
+  Value barrierPointer(OpBuilder &b, Location loc, Value stage);
 
   PipelinedOp loop;
   int64_t stages;
   Block &body;
+  bool tma;
+  bool proxyFence;
   SmallVector<Producer> producers;
   DenseMap<Operation *, Value> multiBuffers;
+  /// With TMA: one mbarrier per stage, and the first thread of the block.
+  Value barriers, firstThread;
 };
+
+Value LoopPipeliner::barrierPointer(OpBuilder &b, Location loc, Value stage) {
+  Value offset = arith::MulIOp::create(
+      b, loc, stage, arith::ConstantIndexOp::create(b, loc, 8));
+  return emitSharedPointer(b, loc, barriers, offset);
+}
 
 void LoopPipeliner::issue(OpBuilder &b, Location loc, Value k, Value stage) {
   Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, k,
@@ -142,6 +216,21 @@ void LoopPipeliner::issue(OpBuilder &b, Location loc, Value k, Value stage) {
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    if (tma) {
+      // The stage's bytes are what its barrier waits for, then.
+      int64_t bytes = 0;
+      for (Producer &producer : producers) {
+        MemRefType type = producer.buffer.getType();
+        bytes += type.getNumElements() * type.getElementTypeBitWidth() / 8;
+      }
+      auto arm = scf::IfOp::create(b, loc, firstThread, false);
+      OpBuilder ab = OpBuilder::atBlockBegin(&arm.getThenRegion().front());
+      NVVM::MBarrierArriveExpectTxOp::create(
+          ab, loc, /*res=*/Type(), barrierPointer(ab, loc, stage),
+          arith::ConstantIntOp::create(ab, loc, bytes, 32),
+          NVVM::MemScopeKindAttr::get(ab.getContext(), NVVM::MemScopeKind::CTA),
+          ab.getBoolAttr(false), /*predicate=*/Value());
+    }
     for (Producer &producer : producers) {
       IRMapping mapping;
       mapping.map(loop.getInductionVar(), k);
@@ -152,9 +241,14 @@ void LoopPipeliner::issue(OpBuilder &b, Location loc, Value k, Value stage) {
         b.clone(*op, mapping);
       auto copy = cast<CopyOp>(b.clone(*producer.copy, mapping));
       copy.setAsync(true);
+      if (tma) {
+        copy.getBarrierMutable().assign(barriers);
+        copy.getBarrierIndexMutable().assign(stage);
+      }
     }
   }
-  NVVM::CpAsyncCommitGroupOp::create(b, loc);
+  if (!tma)
+    NVVM::CpAsyncCommitGroupOp::create(b, loc);
 }
 
 void LoopPipeliner::run() {
@@ -164,10 +258,15 @@ void LoopPipeliner::run() {
         producers.push_back(*producer);
   if (producers.empty())
     return;
+  // The bulk copy engine takes all of the loop's copies or none.
+  SmallVector<std::optional<PanelledTile>> tiles(producers.size());
+  for (auto [producer, tile] : llvm::zip(producers, tiles))
+    tma = tma && qualifiesForTma(producer, tile);
 
   Location loc = loop.getLoc();
-  // num_stages copies of each buffer, allocated where it was.
-  for (Producer &producer : producers) {
+  // num_stages copies of each buffer, allocated where it was; those the
+  // bulk copy engine fills in the layout it writes.
+  for (auto [producer, tile] : llvm::zip(producers, tiles)) {
     OpBuilder b(producer.buffer);
     MemRefType type = producer.buffer.getType();
     SmallVector<int64_t> shape = {stages};
@@ -175,9 +274,11 @@ void LoopPipeliner::run() {
     auto multiType =
         MemRefType::get(shape, type.getElementType(),
                         MemRefLayoutAttrInterface(), type.getMemorySpace());
-    Value multi = AllocSharedOp::create(
+    auto multi = AllocSharedOp::create(
         b, producer.buffer.getLoc(), TypeRange{multiType}, ValueRange{},
         producer.buffer->getDiscardableAttrDictionary().getValue());
+    if (tma && tile)
+      multi.setLayoutAttr(makePanelledLayout(b.getContext(), shape, *tile));
     multiBuffers[producer.buffer] = multi;
     // An annotated layout carries over to every stage.
     for (Operation *user :
@@ -196,27 +297,82 @@ void LoopPipeliner::run() {
     }
   }
 
-  // Prologue: the first num_stages - 1 iterations' copies.
   OpBuilder b(loop);
+  if (tma) {
+    // One mbarrier per stage, initialized by one thread for one arrival
+    // (the arming) plus the copies' bytes. The barrier before makes a loop
+    // entered again wait until no thread still waits on the old phases.
+    auto kernel = loop->getParentOfType<KernelOp>();
+    auto type = MemRefType::get(
+        {stages}, b.getI64Type(), MemRefLayoutAttrInterface(),
+        MemoryScopeAttr::get(b.getContext(), MemoryScope::Shared));
+    barriers = AllocSharedOp::create(
+        b, NameLoc::get(b.getStringAttr("mbarriers"), loc), type,
+        SharedLayoutAttr());
+    firstThread = emitIsFirstThread(b, loc, kernel.getThreads());
+    gpu::BarrierOp::create(b, loc);
+    auto init = scf::IfOp::create(b, loc, firstThread, false);
+    {
+      OpBuilder ib = OpBuilder::atBlockBegin(&init.getThenRegion().front());
+      Value one = arith::ConstantIntOp::create(ib, loc, 1, 32);
+      for (int64_t s = 0; s < stages; ++s)
+        NVVM::MBarrierInitOp::create(
+            ib, loc,
+            barrierPointer(ib, loc, arith::ConstantIndexOp::create(ib, loc, s)),
+            one, /*predicate=*/Value());
+    }
+    gpu::BarrierOp::create(b, loc);
+  }
+
+  // Prologue: the first num_stages - 1 iterations' copies.
   for (int64_t s = 0; s + 1 < stages; ++s) {
     Value k = b.createOrFold<arith::AddIOp>(
         loc, loop.getLowerBound(), arith::ConstantIndexOp::create(b, loc, s));
     issue(b, loc, k, arith::ConstantIndexOp::create(b, loc, s));
   }
 
-  // The body: wait, synchronize, copy ahead, then compute on this stage.
+  // The body: wait, synchronize, copy ahead, then compute on this stage
+  // (cp.async); or wait, compute, synchronize, copy ahead (TMA).
   b.setInsertionPointToStart(&body);
-  NVVM::CpAsyncWaitGroupOp::create(b, loc, stages - 2);
-  gpu::BarrierOp::create(b, loc);
+  if (!tma) {
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, stages - 2);
+    // cp.async writes through the generic proxy; wgmma reads through the
+    // async one.
+    if (proxyFence)
+      NVVM::FenceProxyOp::create(
+          b, loc,
+          NVVM::ProxyKindAttr::get(b.getContext(),
+                                   NVVM::ProxyKind::async_shared),
+          NVVM::SharedSpaceAttr::get(b.getContext(),
+                                     NVVM::SharedSpace::shared_cta));
+    gpu::BarrierOp::create(b, loc);
+  }
   Value iteration = arith::SubIOp::create(b, loc, loop.getInductionVar(),
                                           loop.getLowerBound());
   Value numStages = arith::ConstantIndexOp::create(b, loc, stages);
   Value ahead = arith::ConstantIndexOp::create(b, loc, stages - 1);
   Value aheadStage = arith::RemUIOp::create(
       b, loc, arith::AddIOp::create(b, loc, iteration, ahead), numStages);
-  issue(b, loc, arith::AddIOp::create(b, loc, loop.getInductionVar(), ahead),
-        aheadStage);
-  Value current = arith::RemUIOp::create(b, loc, iteration, numStages);
+  Value aheadK = arith::AddIOp::create(b, loc, loop.getInductionVar(), ahead);
+  Value current;
+  if (tma) {
+    current = arith::RemUIOp::create(b, loc, iteration, numStages);
+    Value round = arith::DivUIOp::create(b, loc, iteration, numStages);
+    Value parity = arith::IndexCastUIOp::create(
+        b, loc, b.getI32Type(),
+        arith::RemUIOp::create(b, loc, round,
+                               arith::ConstantIndexOp::create(b, loc, 2)));
+    NVVM::MBarrierTryWaitParityOp::create(
+        b, loc, barrierPointer(b, loc, current), parity,
+        arith::ConstantIntOp::create(b, loc, 0, 32));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(body.getTerminator());
+    gpu::BarrierOp::create(b, loc);
+    issue(b, loc, aheadK, aheadStage);
+  } else {
+    issue(b, loc, aheadK, aheadStage);
+    current = arith::RemUIOp::create(b, loc, iteration, numStages);
+  }
   for (Producer &producer : producers) {
     Value view =
         stageView(b, loc, multiBuffers.lookup(producer.buffer), current);
@@ -227,9 +383,12 @@ void LoopPipeliner::run() {
   for (Producer &producer : producers)
     producer.buffer.erase();
 
-  // Epilogue: nothing left in flight after the loop.
-  b.setInsertionPointAfter(loop);
-  NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
+  // Epilogue: nothing left in flight after the loop. Bulk copies are only
+  // issued for iterations that wait for them.
+  if (!tma) {
+    b.setInsertionPointAfter(loop);
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
+  }
 }
 
 struct PipelinePass : public tilec::tile::impl::TilePipelineBase<PipelinePass> {
@@ -244,7 +403,7 @@ struct PipelinePass : public tilec::tile::impl::TilePipelineBase<PipelinePass> {
         loops.push_back(loop);
     });
     for (PipelinedOp loop : loops)
-      LoopPipeliner(loop, loop.getNumStages()).run();
+      LoopPipeliner(loop, loop.getNumStages(), tma, proxyFence).run();
   }
 };
 

@@ -1,11 +1,14 @@
 //===- SwizzleShared.cpp - Bank-conflict-free shared tiles ----------------===//
 //
-// Part of tilec. Gives shared buffers their swizzle: the annotated one, or,
-// for buffers that ldmatrix reads, the one chooseSharedSwizzle picks. A
-// swizzle permutes the elements of each tile (the last two dimensions of
-// the buffer) and is applied by rewriting the indices of every access, so
-// it is all or nothing: a buffer with an access this pass does not know
-// keeps its plain layout.
+// Part of tilec. Gives shared buffers their layout: the annotated one, the
+// one pipelining or layout inference planned (the panelled layouts of TMA
+// and wgmma among them), or, for buffers that ldmatrix reads, the swizzle
+// chooseSharedSwizzle picks. A layout permutes the elements of each tile
+// (the last two dimensions of the buffer) and is applied by rewriting the
+// indices of every access, so it is all or nothing: a buffer with an
+// access this pass does not know keeps its plain layout, unless bulk copies
+// or wgmma, which take the buffer's address and follow the layout
+// themselves, depend on it; that is an error.
 //
 //===----------------------------------------------------------------------===//
 
@@ -38,10 +41,20 @@ struct Access {
   MutableOperandRange indices;
 };
 
-/// Collects the accesses to `view` and the views of it; fails on a user it
-/// does not understand, or a view that does not keep the tile whole.
-LogicalResult collectAccesses(Value view, SmallVectorImpl<Access> &accesses,
-                              bool &readByLdmatrix) {
+/// What the users of a shared buffer are.
+struct Users {
+  SmallVector<Access> accesses;
+  bool readByLdmatrix = false;
+  /// Some user takes the buffer's address (bulk copies, wgmma descriptors)
+  /// and follows the layout itself.
+  bool takesAddress = false;
+  /// The first user this pass cannot rewrite, if any.
+  Operation *unknown = nullptr;
+};
+
+/// Collects the users of `view` and of the views of it, noting the first it
+/// does not understand or a view that does not keep the tile whole.
+void collectUsers(Value view, Users &users) {
   for (OpOperand &use : view.getUses()) {
     Operation *user = use.getOwner();
     if (auto subview = dyn_cast<memref::SubViewOp>(user)) {
@@ -49,78 +62,123 @@ LogicalResult collectAccesses(Value view, SmallVectorImpl<Access> &accesses,
       // tile in the last two.
       auto sourceType = cast<MemRefType>(subview.getSource().getType());
       int64_t rank = sourceType.getRank();
-      if (subview.getType().getRank() < 2)
-        return failure();
-      for (int64_t dim = rank - 2; dim < rank; ++dim)
-        if (getConstantIntValue(subview.getMixedOffsets()[dim]) != 0 ||
-            getConstantIntValue(subview.getMixedSizes()[dim]) !=
-                sourceType.getDimSize(dim))
-          return failure();
-      if (failed(collectAccesses(subview, accesses, readByLdmatrix)))
-        return failure();
+      bool wholeTile = subview.getType().getRank() >= 2;
+      for (int64_t dim = rank - 2; wholeTile && dim < rank; ++dim)
+        wholeTile = getConstantIntValue(subview.getMixedOffsets()[dim]) == 0 &&
+                    getConstantIntValue(subview.getMixedSizes()[dim]) ==
+                        sourceType.getDimSize(dim);
+      if (!wholeTile) {
+        users.unknown = users.unknown ? users.unknown : user;
+        continue;
+      }
+      collectUsers(subview, users);
       continue;
     }
-    if (auto cast = dyn_cast<memref::MemorySpaceCastOp>(user)) {
-      if (failed(collectAccesses(cast, accesses, readByLdmatrix)))
-        return failure();
+    if (isa<memref::MemorySpaceCastOp, memref::CastOp>(user)) {
+      collectUsers(user->getResult(0), users);
       continue;
     }
     if (isa<AnnotateLayoutOp>(user))
       continue;
+    if (isa<memref::ExtractStridedMetadataOp,
+            memref::ExtractAlignedPointerAsIndexOp>(user)) {
+      users.takesAddress = true;
+      continue;
+    }
     if (auto load = dyn_cast<memref::LoadOp>(user)) {
-      accesses.push_back({user, load.getIndicesMutable()});
+      users.accesses.push_back({user, load.getIndicesMutable()});
     } else if (auto store = dyn_cast<memref::StoreOp>(user);
                store && store.getMemRef() == view) {
-      accesses.push_back({user, store.getIndicesMutable()});
+      users.accesses.push_back({user, store.getIndicesMutable()});
     } else if (auto load = dyn_cast<vector::LoadOp>(user)) {
-      accesses.push_back({user, load.getIndicesMutable()});
+      users.accesses.push_back({user, load.getIndicesMutable()});
     } else if (auto store = dyn_cast<vector::StoreOp>(user);
                store && store.getBase() == view) {
-      accesses.push_back({user, store.getIndicesMutable()});
+      users.accesses.push_back({user, store.getIndicesMutable()});
     } else if (auto ldmatrix = dyn_cast<nvgpu::LdMatrixOp>(user)) {
-      accesses.push_back({user, ldmatrix.getIndicesMutable()});
-      readByLdmatrix = true;
+      users.accesses.push_back({user, ldmatrix.getIndicesMutable()});
+      users.readByLdmatrix = true;
     } else if (auto copy = dyn_cast<nvgpu::DeviceAsyncCopyOp>(user);
                copy && copy.getDst() == view) {
-      accesses.push_back({user, copy.getDstIndicesMutable()});
-    } else {
-      return failure();
+      users.accesses.push_back({user, copy.getDstIndicesMutable()});
+    } else if (!users.unknown) {
+      users.unknown = user;
     }
   }
-  return success();
+}
+
+/// A layout of a tile (the buffer's last two dimensions) that accesses can
+/// be rewritten to: its columns in panels of `panelCols` (all of them for a
+/// row-major tile), then the swizzle.
+struct TileLayout {
+  int64_t panelCols;
+  SwizzleAttr swizzle;
+};
+
+/// The tile layout of `layout` for a buffer of `type`, if it is a swizzled
+/// row-major or panelled one.
+std::optional<TileLayout> getTileLayout(SharedLayoutAttr layout,
+                                        MemRefType type) {
+  if (!layout || !layout.getSwizzle())
+    return std::nullopt;
+  if (layout.getMap() == getRowMajorMap(layout.getContext(), type.getShape()))
+    return TileLayout{type.getShape().back(), layout.getSwizzle()};
+  if (std::optional<PanelledTile> tile =
+          matchPanelledLayout(layout, type.getElementTypeBitWidth() / 8))
+    return TileLayout{tile->panelCols(), layout.getSwizzle()};
+  return std::nullopt;
 }
 
 /// Rewrites the last two of `access`'s indices, (row, column) of a tile of
-/// `rowLength`-element rows, to where `swizzle` puts that element.
-void swizzleIndices(Access &access, SwizzleAttr swizzle, int64_t rowLength) {
+/// `rows` x `cols` elements, to where `layout` puts that element.
+void applyTileLayout(Access &access, const TileLayout &layout, int64_t rows,
+                     int64_t cols) {
   OpBuilder b(access.op);
   Location loc = access.op->getLoc();
   unsigned count = access.indices.size();
   Value row = access.indices[count - 2].get();
   Value column = access.indices[count - 1].get();
-  auto constant = [&](int64_t value) {
+  auto constant = [&](int64_t value) -> Value {
     return arith::ConstantIndexOp::create(b, loc, value);
   };
   auto noWrap =
       arith::IntegerOverflowFlags::nsw | arith::IntegerOverflowFlags::nuw;
-  Value offset = arith::AddIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, row, constant(rowLength), noWrap),
-      column, noWrap);
+  auto mulAdd = [&](Value x, int64_t y, Value z) -> Value {
+    Value product = arith::MulIOp::create(b, loc, x, constant(y), noWrap);
+    return arith::AddIOp::create(b, loc, product, z, noWrap);
+  };
+  int64_t p = layout.panelCols;
+  Value offset;
+  if (p == cols) {
+    offset = mulAdd(row, cols, column);
+  } else {
+    Value panel = arith::DivUIOp::create(b, loc, column, constant(p));
+    Value inPanel = arith::RemUIOp::create(b, loc, column, constant(p));
+    offset = mulAdd(panel, rows * p, mulAdd(row, p, inPanel));
+  }
+  SwizzleAttr swizzle = layout.swizzle;
   int64_t mask = ((int64_t(1) << swizzle.getBits()) - 1) << swizzle.getBase();
   Value source = arith::AndIOp::create(
       b, loc,
       arith::ShRUIOp::create(b, loc, offset, constant(swizzle.getShift())),
       constant(mask));
   Value swizzled = arith::XOrIOp::create(b, loc, offset, source);
-  unsigned rowBits = llvm::Log2_64(rowLength);
-  access.indices[count - 2].set(
-      arith::ShRUIOp::create(b, loc, swizzled, constant(rowBits)));
-  access.indices[count - 1].set(
-      arith::AndIOp::create(b, loc, swizzled, constant(rowLength - 1)));
+  Value newRow, newColumn;
+  if (llvm::isPowerOf2_64(cols)) {
+    newRow =
+        arith::ShRUIOp::create(b, loc, swizzled, constant(llvm::Log2_64(cols)));
+    newColumn = arith::AndIOp::create(b, loc, swizzled, constant(cols - 1));
+  } else {
+    newRow = arith::DivUIOp::create(b, loc, swizzled, constant(cols));
+    newColumn = arith::RemUIOp::create(b, loc, swizzled, constant(cols));
+  }
+  access.indices[count - 2].set(newRow);
+  access.indices[count - 1].set(newColumn);
 }
 
-/// The swizzle of `alloc`'s annotation, if it has one.
-FailureOr<SwizzleAttr> annotatedSwizzle(AllocSharedOp alloc) {
+/// The layout annotated for `alloc`, if any; fails on one this pass cannot
+/// apply.
+FailureOr<SharedLayoutAttr> annotatedLayout(AllocSharedOp alloc) {
   for (Operation *user : alloc->getUsers()) {
     auto annotate = dyn_cast<AnnotateLayoutOp>(user);
     if (!annotate)
@@ -128,15 +186,15 @@ FailureOr<SwizzleAttr> annotatedSwizzle(AllocSharedOp alloc) {
     auto layout = dyn_cast<SharedLayoutAttr>(annotate.getLayout());
     if (!layout)
       continue;
-    // Only the row-major map is understood; its swizzle is what matters.
-    if (layout.getMap() !=
-        getRowMajorMap(alloc.getContext(), layout.getShape()))
+    bool rowMajor = layout.getMap() ==
+                    getRowMajorMap(alloc.getContext(), layout.getShape());
+    if (!rowMajor && !getTileLayout(layout, alloc.getType()))
       return annotate.emitError()
-             << "shared layouts with a map other than row-major are not "
-                "supported yet";
-    return layout.getSwizzle();
+             << "shared layouts with a map other than row-major or TMA's "
+                "panels are not supported yet";
+    return layout;
   }
-  return SwizzleAttr();
+  return SharedLayoutAttr();
 }
 
 struct SwizzleSharedPass
@@ -144,53 +202,74 @@ struct SwizzleSharedPass
   void runOnOperation() override {
     SmallVector<AllocSharedOp> allocs;
     getOperation().walk([&](AllocSharedOp alloc) { allocs.push_back(alloc); });
-    for (AllocSharedOp alloc : allocs) {
-      MemRefType type = alloc.getType();
-      if (type.getRank() < 2)
-        continue;
-      int64_t rows = type.getShape()[type.getRank() - 2];
-      int64_t rowLength = type.getShape().back();
-      SmallVector<Access> accesses;
-      bool readByLdmatrix = false;
-      bool understood = succeeded(
-          collectAccesses(alloc.getResult(), accesses, readByLdmatrix));
-      FailureOr<SwizzleAttr> annotated = annotatedSwizzle(alloc);
-      if (failed(annotated))
+    for (AllocSharedOp alloc : allocs)
+      if (failed(applyLayout(alloc)))
         return signalPassFailure();
-      // The annotation, else what layout inference planned, else (for IR
-      // that did not go through it) the choice for ldmatrix tiles.
-      SwizzleAttr swizzle = *annotated;
-      if (!swizzle && alloc.getLayoutAttr())
-        swizzle = alloc.getLayoutAttr().getSwizzle();
-      if (!swizzle && readByLdmatrix)
-        swizzle = chooseSharedSwizzle(&getContext(), rowLength,
-                                      type.getElementTypeBitWidth() / 8);
-      if (!swizzle)
-        continue;
-      // The swizzle permutes runs of 2^(base + shift + bits) elements; the
-      // tile must be made of whole runs, and each row of whole chunks.
-      int64_t period = int64_t(1) << (swizzle.getBase() + swizzle.getShift() +
-                                      swizzle.getBits());
-      bool fits = llvm::isPowerOf2_64(rowLength) &&
-                  (rows * rowLength) % period == 0 &&
-                  rowLength % (int64_t(1) << swizzle.getBase()) == 0;
-      if (!understood || !fits) {
-        alloc.removeLayoutAttr();
-        if (*annotated)
-          alloc.emitWarning() << "the swizzled layout annotated for this "
-                                 "buffer is not applied: "
-                              << (fits ? "it is accessed in a way the swizzle "
-                                         "does not support"
-                                       : "its tile is not a whole number of "
-                                         "swizzle periods");
-        continue;
-      }
-      for (Access &access : accesses)
-        swizzleIndices(access, swizzle, rowLength);
-      alloc.setLayoutAttr(SharedLayoutAttr::get(
-          &getContext(), type.getShape(),
-          getRowMajorMap(&getContext(), type.getShape()), swizzle));
+  }
+
+  LogicalResult applyLayout(AllocSharedOp alloc) {
+    MemRefType type = alloc.getType();
+    if (type.getRank() < 2)
+      return success();
+    int64_t rows = type.getShape()[type.getRank() - 2];
+    int64_t cols = type.getShape().back();
+    Users users;
+    collectUsers(alloc.getResult(), users);
+    FailureOr<SharedLayoutAttr> annotated = annotatedLayout(alloc);
+    if (failed(annotated))
+      return failure();
+    // The annotation, else what pipelining or layout inference planned,
+    // else (for IR that did not go through them) the choice for ldmatrix
+    // tiles.
+    SharedLayoutAttr layout = *annotated;
+    if (!layout)
+      layout = alloc.getLayoutAttr();
+    if (!layout && users.readByLdmatrix)
+      if (SwizzleAttr swizzle = chooseSharedSwizzle(
+              &getContext(), cols, type.getElementTypeBitWidth() / 8))
+        layout = SharedLayoutAttr::get(
+            &getContext(), type.getShape(),
+            getRowMajorMap(&getContext(), type.getShape()), swizzle);
+    std::optional<TileLayout> tileLayout = getTileLayout(layout, type);
+    if (!tileLayout)
+      return success();
+    // The swizzle permutes runs of 2^(base + shift + bits) elements; the
+    // tile must be made of whole runs, and each row of whole chunks.
+    SwizzleAttr swizzle = tileLayout->swizzle;
+    int64_t period = int64_t(1) << (swizzle.getBase() + swizzle.getShift() +
+                                    swizzle.getBits());
+    bool fits = (rows * cols) % period == 0 &&
+                cols % (int64_t(1) << swizzle.getBase()) == 0;
+    if (!users.unknown && fits) {
+      for (Access &access : users.accesses)
+        applyTileLayout(access, *tileLayout, rows, cols);
+      alloc.setLayoutAttr(layout);
+      return success();
     }
+    // Bulk copies and wgmma use the layout whatever this pass does.
+    if (users.takesAddress) {
+      InFlightDiagnostic diag = alloc.emitError()
+                                << "this shared buffer is filled by the bulk "
+                                   "tensor copy engine or read by wgmma in a "
+                                   "swizzled layout, but ";
+      if (users.unknown) {
+        diag << "'" << users.unknown->getName()
+             << "' also accesses it in a way that cannot follow the layout";
+        diag.attachNote(users.unknown->getLoc()) << "the access";
+      } else {
+        diag << "its tile is not a whole number of swizzle periods";
+      }
+      return diag;
+    }
+    alloc.removeLayoutAttr();
+    if (*annotated)
+      alloc.emitWarning() << "the swizzled layout annotated for this buffer "
+                             "is not applied: "
+                          << (fits ? "it is accessed in a way the swizzle "
+                                     "does not support"
+                                   : "its tile is not a whole number of "
+                                     "swizzle periods");
+    return success();
   }
 };
 

@@ -7,6 +7,9 @@
 #include "tilec/Dialect/Tile/Transforms/Utils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/AffineExpr.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/bit.h"
@@ -84,6 +87,65 @@ Value tilec::tile::emitNonNegativeAffine(OpBuilder &builder, Location loc,
   default:
     llvm_unreachable("unexpected affine expression");
   }
+}
+
+tilec::tile::AllocSharedOp tilec::tile::getSharedAlloc(Value view) {
+  while (Operation *def = view.getDefiningOp()) {
+    if (!isa<memref::SubViewOp, memref::CastOp, memref::MemorySpaceCastOp>(def))
+      break;
+    view = def->getOperand(0);
+  }
+  return view.getDefiningOp<tilec::tile::AllocSharedOp>();
+}
+
+Value tilec::tile::emitLinearThreadId(OpBuilder &builder, Location loc,
+                                      ArrayRef<int64_t> threads) {
+  gpu::Dimension dims[] = {gpu::Dimension::x, gpu::Dimension::y,
+                           gpu::Dimension::z};
+  Value tid;
+  for (size_t i = threads.size(); i-- > 0;) {
+    Value id = gpu::ThreadIdOp::create(builder, loc, dims[i],
+                                       builder.getIndexAttr(threads[i]));
+    if (!tid) {
+      tid = id;
+      continue;
+    }
+    Value scaled = arith::MulIOp::create(
+        builder, loc, tid,
+        arith::ConstantIndexOp::create(builder, loc, threads[i]));
+    tid = arith::AddIOp::create(builder, loc, scaled, id);
+  }
+  return tid;
+}
+
+Value tilec::tile::emitIsFirstThread(OpBuilder &builder, Location loc,
+                                     ArrayRef<int64_t> threads) {
+  return arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq,
+                               emitLinearThreadId(builder, loc, threads),
+                               arith::ConstantIndexOp::create(builder, loc, 0));
+}
+
+Value tilec::tile::emitSharedAddress(OpBuilder &builder, Location loc,
+                                     Value view) {
+  auto type = cast<MemRefType>(view.getType());
+  auto metadata = memref::ExtractStridedMetadataOp::create(builder, loc, view);
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(
+      builder, loc, metadata.getBaseBuffer());
+  int64_t elementBytes = type.getElementTypeBitWidth() / 8;
+  Value offset = arith::MulIOp::create(
+      builder, loc, metadata.getOffset(),
+      arith::ConstantIndexOp::create(builder, loc, elementBytes));
+  return arith::AddIOp::create(builder, loc, base, offset);
+}
+
+Value tilec::tile::emitSharedPointer(OpBuilder &builder, Location loc,
+                                     Value view, Value byteOffset) {
+  Value address = arith::AddIOp::create(
+      builder, loc, emitSharedAddress(builder, loc, view), byteOffset);
+  Value wide =
+      arith::IndexCastUIOp::create(builder, loc, builder.getI64Type(), address);
+  return LLVM::IntToPtrOp::create(
+      builder, loc, LLVM::LLVMPointerType::get(builder.getContext(), 3), wide);
 }
 
 std::string tilec::tile::describeFragment(Value fragment) {

@@ -44,6 +44,7 @@ def Tile_Dialect : Dialect {
 
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
+    "::mlir::LLVM::LLVMDialect",
     "::mlir::memref::MemRefDialect"
   ];
 

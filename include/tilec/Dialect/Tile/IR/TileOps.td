@@ -10,6 +10,7 @@
 
 include "tilec/Dialect/Tile/IR/TileDialect.td"
 include "tilec/Dialect/Tile/IR/TileAttrs.td"
+include "mlir/Dialect/LLVMIR/LLVMTypes.td"
 include "mlir/IR/OpAsmInterface.td"
 include "mlir/IR/SymbolInterfaces.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
@@ -161,10 +162,19 @@ def Tile_CopyOp : Tile_Op<"copy", [Tile_InKernel, AttrSizedOperandSegments]> {
     op: the pipelining pass marks the copies it overlaps with later
     iterations and synchronizes them itself (cp.async on NVIDIA).
 
+    An `async` copy with a `barrier` is issued by one thread of the block
+    for the whole block and signals its completion to the mbarrier at
+    `barrier[barrier_index]`, whose transaction count it decrements by the
+    bytes it writes (the bulk tensor copy engine on sm_90). The pass that
+    issues it arms the barrier with those bytes and waits on it.
+
     ```mlir
     tile.copy %A[%row, %k] [128, 32] to %A_shared
         : memref<1024x1024xf16>, memref<128x32xf16, #tile.shared>
     tile.copy async %A[%row, %k] [128, 32] to %A_stage
+        : memref<1024x1024xf16>, memref<128x32xf16, strided<[32, 1], offset: ?>, #tile.shared>
+    tile.copy async %A[%row, %k] [128, 32] to %A_stage
+        barrier(%full[%stage] : memref<3xi64, #tile.shared>)
         : memref<1024x1024xf16>, memref<128x32xf16, strided<[32, 1], offset: ?>, #tile.shared>
     ```
   }];
@@ -177,7 +187,9 @@ def Tile_CopyOp : Tile_Op<"copy", [Tile_InKernel, AttrSizedOperandSegments]> {
     Variadic<Index>:$dest_offsets,
     DenseI64ArrayAttr:$static_dest_offsets,
     DenseI64ArrayAttr:$dest_extents,
-    UnitAttr:$async
+    UnitAttr:$async,
+    Arg<Optional<AnyMemRef>, "the mbarriers signalled", [MemWrite]>:$barrier,
+    Optional<Index>:$barrier_index
   );
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
@@ -221,6 +233,34 @@ def Tile_GemmOp : Tile_Op<"gemm", [Tile_InKernel]> {
     $a `,` $b `,` $c (`transpose_a` $transpose_a^)? (`transpose_b` $transpose_b^)?
     (`policy` `(` $policy^ `)`)? (`clear_accum` $clear_accum^)? attr-dict
     `:` type($a) `,` type($b) `,` type($c)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_TensorMapOp : Tile_Op<"tensor_map", [Pure]> {
+  let summary = "A TMA tensor map of a kernel tensor, built at launch";
+  let description = [{
+    Describes the kernel tensor `tensor` (a parameter of the kernel's
+    function) for the bulk tensor copy engine (TMA): boxes of `box`
+    elements (one extent per tensor dimension, in the tensor's order)
+    stored in shared memory with the TMA swizzle of `swizzle` bytes (0 for
+    none, 32, 64 or 128); elements outside the tensor read as zero. The
+    generated header encodes the map (cuTensorMapEncodeTiled) from the
+    tensor's address and shape when it launches the kernel and passes it by
+    value (a `__grid_constant__` parameter after the declared ones); in the
+    kernel the result is the map's generic address.
+
+    ```mlir
+    %map = tile.tensor_map %A box [128, 32] swizzle(64)
+        : memref<4096x4096xf16> -> !llvm.ptr
+    ```
+  }];
+  let arguments = (ins AnyMemRef:$tensor, DenseI64ArrayAttr:$box,
+                       I64Attr:$swizzle);
+  let results = (outs LLVM_AnyPointer:$map);
+  let assemblyFormat = [{
+    $tensor `box` $box `swizzle` `(` $swizzle `)` attr-dict `:`
+    type($tensor) `->` type($map)
   }];
   let hasVerifier = 1;
 }

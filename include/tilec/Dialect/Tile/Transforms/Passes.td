@@ -25,10 +25,26 @@ def TilePipeline : Pass<"tile-pipeline", "mlir::func::FuncOp"> {
     operands are not computed by side-effect-free ops, or whose buffers
     are written elsewhere or read after the loop, stay in place. Without
     `async-copies`, loops run as written.
+
+    With `tma`, a loop whose copies all fill whole 2-D tiles from tensors
+    whose strides are static multiples of 16 bytes is pipelined with the
+    bulk tensor copy engine instead: one mbarrier per stage, initialized
+    before the loop; the first thread of the block arms a stage's barrier
+    with its bytes and issues its copies (`tile.copy async ... barrier`);
+    every iteration waits on its stage's barrier, runs the body, then
+    synchronizes the block and issues the copies of iteration
+    `k + num_stages - 1` into the stage the previous iteration read. The
+    multi-buffered tiles get the panelled, swizzled layout TMA writes.
   }];
   let options = [
     Option<"asyncCopies", "async-copies", "bool", "false",
-           "The target has cp.async (NVIDIA sm_80 and later)">
+           "The target has cp.async (NVIDIA sm_80 and later)">,
+    Option<"tma", "tma", "bool", "false",
+           "Pipeline with the bulk tensor copy engine and mbarriers where "
+           "the copies allow (NVIDIA sm_90)">,
+    Option<"proxyFence", "proxy-fence", "bool", "false",
+           "Fence the async proxy after cp.async waits, for gemms that read "
+           "shared memory through it (wgmma)">
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::gpu::GPUDialect",
@@ -54,10 +70,18 @@ def TileLowerCopies : Pass<"tile-lower-copies", "mlir::func::FuncOp"> {
     layout gives consecutive chunks to consecutive threads; where chunks
     would not be aligned in both buffers, or the copy converts elements,
     it is copied synchronously like any other.
+
+    An `async` copy with a `barrier` (from `tile-pipeline` with `tma`)
+    becomes bulk tensor copies: the first thread of the block issues one
+    `cp.async.bulk.tensor` per panel of the destination tile's layout, on a
+    `tile.tensor_map` of the source with that panel as its box, completing
+    on the barrier.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::gpu::GPUDialect",
+                           "::mlir::LLVM::LLVMDialect",
                            "::mlir::memref::MemRefDialect",
+                           "::mlir::NVVM::NVVMDialect",
                            "::mlir::nvgpu::NVGPUDialect",
                            "::mlir::scf::SCFDialect"];
 }
@@ -82,13 +106,21 @@ def TileInferLayouts : Pass<"tile-infer-layouts", "mlir::func::FuncOp"> {
     layout of its warp partition, and an A operand in registers with the
     matching A operand layout; a gemm whose shape does not split into
     whole 16x8 warp tiles stays on CUDA cores, with a warning.
+
+    With `wgmma`, a gemm that warpgroup MMA can run (both operands in
+    shared memory, in tiles of rows of a multiple of 32 bytes, and a
+    partition of the tile over warpgroups in m64 rows) takes the wgmma
+    accumulator layout instead, and its operand tiles the panelled,
+    swizzled layout that wgmma reads and TMA writes.
   }];
   let options = [
     Option<"maxVectorBytes", "max-vector-bytes", "int64_t", "16",
            "The widest access a thread makes to global or shared memory">,
     Option<"mmaSync", "mma-sync", "bool", "false",
            "Lay out gemm accumulators and register operands for mma.sync "
-           "(NVIDIA sm_80 and later)">
+           "(NVIDIA sm_80 and later)">,
+    Option<"wgmma", "wgmma", "bool", "false",
+           "Lay out gemms that warpgroup MMA can run for it (NVIDIA sm_90a)">
   ];
 }
 
@@ -100,8 +132,19 @@ def TileInsertBarriers : Pass<"tile-insert-barriers", "mlir::func::FuncOp"> {
     write-after-write and write-after-read), including across iterations of
     the enclosing loops. A statement is a top-level op of a kernel or loop
     body; code inside `tile.parallel` is one statement.
+
+    With `proxy-fences`, a barrier before a statement that holds a
+    `tile.gemm` comes after a `fence.proxy.async.shared::cta`: wgmma reads
+    shared memory through the async proxy, which ordinary stores are not
+    ordered with otherwise.
   }];
-  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+  let options = [
+    Option<"proxyFences", "proxy-fences", "bool", "false",
+           "Fence the async proxy before barriers that precede gemms "
+           "(NVIDIA sm_90a, where gemms run on wgmma)">
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::NVVM::NVVMDialect"];
 }
 
 def TileDistribute : Pass<"tile-distribute", "mlir::func::FuncOp"> {
@@ -116,10 +159,16 @@ def TileDistribute : Pass<"tile-distribute", "mlir::func::FuncOp"> {
     the thread's own slots, then across threads with warp shuffles and,
     between warps, shared memory. A `tile.gemm` whose accumulator has an
     mma.sync layout becomes ldmatrix and mma.sync (nvgpu) per warp tile;
-    other gemms, a dot product per accumulator element. Layouts are checked
+    with `wgmma`, one whose accumulator has the wgmma layout of its plan
+    becomes wgmma on shared-memory descriptors per warpgroup tile; other
+    gemms, a dot product per accumulator element. Layouts are checked
     exhaustively: an access to a fragment element that the accessing thread
     does not hold is an error.
   }];
+  let options = [
+    Option<"wgmma", "wgmma", "bool", "false",
+           "Run gemms laid out for warpgroup MMA on it (NVIDIA sm_90a)">
+  ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::gpu::GPUDialect",
                            "::mlir::LLVM::LLVMDialect",

@@ -7,6 +7,8 @@
 #ifndef TILEC_DIALECT_TILE_TRANSFORMS_UTILS_H
 #define TILEC_DIALECT_TILE_TRANSFORMS_UTILS_H
 
+#include "tilec/Dialect/Tile/IR/TileOps.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Value.h"
 
@@ -37,6 +39,30 @@ int64_t getKnownDivisor(mlir::Value value);
 /// A known divisor of x * y from known divisors `a` of x and `b` of y (both
 /// positive): a * b, or the power of two it holds when that overflows.
 int64_t multiplyKnownDivisors(int64_t a, int64_t b);
+
+/// The shared allocation `view` is, or a view (a pipeline stage, a cast)
+/// of; null when it is neither.
+AllocSharedOp getSharedAlloc(mlir::Value view);
+
+/// The linear index of the calling thread in its block (x fastest), for a
+/// block of `threads` (one to three extents).
+mlir::Value emitLinearThreadId(mlir::OpBuilder &builder, mlir::Location loc,
+                               llvm::ArrayRef<int64_t> threads);
+
+/// Whether the calling thread is the first of its block: the one that
+/// issues the block's bulk copies and initializes its mbarriers.
+mlir::Value emitIsFirstThread(mlir::OpBuilder &builder, mlir::Location loc,
+                              llvm::ArrayRef<int64_t> threads);
+
+/// The byte address in shared memory of the first element of `view`, a
+/// shared buffer or a strided view of one, as an index.
+mlir::Value emitSharedAddress(mlir::OpBuilder &builder, mlir::Location loc,
+                              mlir::Value view);
+
+/// `emitSharedAddress` plus `byteOffset`, as a shared-memory pointer
+/// (!llvm.ptr<3>) for the NVVM ops that take one.
+mlir::Value emitSharedPointer(mlir::OpBuilder &builder, mlir::Location loc,
+                              mlir::Value view, mlir::Value byteOffset);
 
 /// How a diagnostic names a fragment: "fragment 'acc'" when the front end
 /// named it, "a fragment" otherwise.

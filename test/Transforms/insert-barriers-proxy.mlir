@@ -1,0 +1,31 @@
+// RUN: tilec-opt %s --tile-insert-barriers=proxy-fences=1 | FileCheck %s
+// RUN: tilec-opt %s --tile-insert-barriers | FileCheck %s --check-prefix=PLAIN
+
+// The barrier between the threads' stores into A's tile and the gemm that
+// reads it (on wgmma, through the async proxy) comes after a proxy fence;
+// the one between the gemm and the next iteration's stores needs none.
+// CHECK-LABEL: func.func @fence
+// CHECK: tile.serial
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: tile.copy
+// CHECK-NEXT: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: tile.gemm
+// CHECK-NOT: nvvm.fence.proxy
+// PLAIN-LABEL: func.func @fence
+// PLAIN-NOT: nvvm.fence.proxy
+func.func @fence(%a: memref<128x32xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  tile.kernel blocks(%bx) in (%c1) threads(128) {
+    %as = tile.alloc_shared : memref<128x32xf16, #tile.shared>
+    %bs = tile.alloc_shared : memref<32x128xf16, #tile.shared>
+    %acc = tile.alloc_fragment : memref<128x128xf32, #tile.fragment>
+    tile.serial %k = %c0 to %c4 step %c1 {
+      tile.copy %a to %as : memref<128x32xf16>, memref<128x32xf16, #tile.shared>
+      tile.gemm %as, %bs, %acc : memref<128x32xf16, #tile.shared>, memref<32x128xf16, #tile.shared>, memref<128x128xf32, #tile.fragment>
+    }
+  }
+  return
+}
