@@ -15,6 +15,7 @@ keeps the 4096^3 and 8192^3 rows).
 import argparse
 import datetime
 import json
+import math
 import os
 import subprocess
 import sys
@@ -59,6 +60,10 @@ def build(args):
     block_m, block_n, block_k = (int(x) for x in args.block.split(","))
     config = (f"{block_m}x{block_n}x{block_k} blocks, {args.threads} threads, "
               f"{args.stages} stages")
+    if args.panel:
+        config += f", T.use_swizzle(panel_size={args.panel})"
+    if args.full_row:
+        config += ", policy FullRow"
     for i, (m, n, k, dtype, trans_b) in enumerate(cases(args.shapes)):
         base = os.path.join(args.out, f"gemm{i}")
         # With --ptx, the header embeds PTX that the driver compiles for
@@ -71,7 +76,9 @@ def build(args):
                "-D", f"trans_B={trans_b}", "-D", f"block_M={block_m}",
                "-D", f"block_N={block_n}", "-D", f"block_K={block_k}",
                "-D", f"threads={args.threads}",
-               "-D", f"num_stages={args.stages}", *args.tilec_flag]
+               "-D", f"num_stages={args.stages}",
+               "-D", f"swizzle_panel={args.panel}",
+               "-D", f"full_row={args.full_row}", *args.tilec_flag]
         times = []
         for _ in range(3):
             start = time.perf_counter()
@@ -215,15 +222,26 @@ def run(args):
              "- times: medians of 21 samples (CUDA events); cuBLAS through torch.matmul;",
              "  Triton: a plain matmul, 128x256x64 tiles, 8 warps, 3 stages",
              "",
-             "| M x N x K | dtype | tilec ms | tilec TFLOP/s | cuBLAS TFLOP/s | tilec / cuBLAS | Triton TFLOP/s | tilec compile s |",
-             "|---|---|---|---|---|---|---|---|"]
+             "| M x N x K | dtype | tilec ms | tilec TFLOP/s | cuBLAS TFLOP/s | tilec / cuBLAS | Triton TFLOP/s | tilec / Triton | tilec compile s |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    vs_cublas, vs_triton = [], []
     for case, tilec_ms, cublas_ms, triton_ms, flops in rows:
         ratio = f"{cublas_ms / tilec_ms:.2f}" if tilec_ms else "n/a"
         shape = f"{case['m']}x{case['n']}x{case['k']}" + (" (NT)" if case["trans_b"] else "")
         lines.append(f"| {shape} | {case['dtype']} | "
                      f"{tilec_ms:.3f} | " if tilec_ms else f"| {shape} | {case['dtype']} | n/a | ")
+        triton_ratio = (f"{triton_ms / tilec_ms:.2f}"
+                        if tilec_ms and triton_ms else "n/a")
+        if tilec_ms:
+            vs_cublas.append(cublas_ms / tilec_ms)
+            if triton_ms:
+                vs_triton.append(triton_ms / tilec_ms)
         lines[-1] += (f"{tf(tilec_ms, flops)} | {tf(cublas_ms, flops)} | {ratio} | "
-                      f"{tf(triton_ms, flops)} | {case['compile_s']:.2f} |")
+                      f"{tf(triton_ms, flops)} | {triton_ratio} | "
+                      f"{case['compile_s']:.2f} |")
+    geomean = lambda xs: math.exp(sum(map(math.log, xs)) / len(xs)) if xs else 0
+    lines += ["", f"Geometric means over {len(vs_cublas)} rows: tilec / cuBLAS "
+                  f"{geomean(vs_cublas):.3f}, tilec / Triton {geomean(vs_triton):.3f}."]
     table = "\n".join(lines) + "\n"
     print(table)
     if args.log:
@@ -247,6 +265,10 @@ def main():
     parser.add_argument("--threads", type=int, default=128)
     parser.add_argument("--stages", type=int, default=3)
     parser.add_argument("--shapes", choices=["all", "square"], default="all")
+    parser.add_argument("--panel", type=int, default=0,
+                        help="T.use_swizzle panel size (0: none)")
+    parser.add_argument("--full-row", action="store_true",
+                        help="policy FullRow instead of Square")
     parser.add_argument("--tilec-flag", action="append", default=[],
                         help="an extra tilec flag (--no-wgmma, ...)")
     args = parser.parse_args()

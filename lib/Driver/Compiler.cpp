@@ -44,6 +44,7 @@ static void addLayoutPipeline(PassManager &pm, const CompileOptions &options) {
   pipeline.asyncCopies = options.target->isNVIDIA();
   pipeline.tma = options.useTma();
   pipeline.proxyFence = options.useWgmma();
+  pipeline.warpSpecialize = options.useWarpSpecialization();
   fpm.addPass(tile::createTilePipeline(pipeline));
   fpm.addPass(tile::createTileLowerCopies());
   tile::TileInferLayoutsOptions layouts;

@@ -110,7 +110,10 @@ void tilec::printLayouts(ModuleOp module, llvm::raw_ostream &os) {
   module.walk([&](KernelOp kernel) {
     auto func = kernel->getParentOfType<func::FuncOp>();
     os << "kernel " << (func ? func.getSymName() : "?") << ", "
-       << kernel.getNumThreads() << " threads\n";
+       << kernel.getNumThreads() << " threads";
+    if (!kernel.getBody().front().getOps<WarpSpecializeOp>().empty())
+      os << " and a producer warpgroup of 128";
+    os << "\n";
     kernel.walk([&](Operation *op) {
       if (auto fragment = dyn_cast<AllocFragmentOp>(op)) {
         os << "  " << describeName(op) << ": fragment "

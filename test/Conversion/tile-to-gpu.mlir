@@ -119,3 +119,63 @@ func.func @maps(%a: memref<1024x1024xf16>, %b: memref<1024x1024xf16>) {
   }
   return
 }
+
+// -----
+
+// A warp-specialized kernel launches a producer warpgroup after its 256
+// threads: the producer lowers its registers to 40 and its first thread
+// runs the producer code; the consumers raise theirs to 232 (what the 64K
+// registers leave them) and synchronize on named barrier 1 over
+// themselves. The common part before the split stays a block barrier.
+// CHECK-LABEL: func.func @roles
+// CHECK: gpu.launch_func @tilec_kernels::@roles {{.*}} threads in (%c384{{.*}}, %c1{{.*}}, %c1{{.*}})
+// CHECK: gpu.func @roles({{.*}}) kernel attributes {known_block_size = array<i32: 384, 1, 1>, {{.*}}nvvm.minctasm = 1 : i32
+// CHECK: gpu.barrier
+// CHECK: %[[TID:.*]] = gpu.thread_id x upper_bound 384
+// CHECK: %[[PRODUCER:.*]] = arith.cmpi uge, %[[TID]], %c256
+// CHECK: scf.if %[[PRODUCER]] {
+// CHECK-NEXT: nvvm.setmaxregister decrease 40
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[TID]], %c256
+// CHECK-NEXT: scf.if %[[FIRST]] {
+// CHECK-NEXT:   memref.store %{{.*}}, %{{.*}}[%c0
+// CHECK: } else {
+// CHECK-NEXT: nvvm.setmaxregister increase 232
+// CHECK: nvvm.barrier id = %c1_i32 number_of_threads = %c256_i32
+// CHECK: memref.store
+// CHECK-NOT: gpu.barrier
+// CHECK-NOT: tile.warp_specialize
+func.func @roles(%a: memref<4xf32>) {
+  %c1 = arith.constant 1 : index
+  tile.kernel blocks(%bx) in (%c1) threads(256) {
+    %c0 = arith.constant 0 : index
+    %one = arith.constant 1.0 : f32
+    gpu.barrier
+    tile.warp_specialize producer {
+      memref.store %one, %a[%c0] : memref<4xf32>
+    } consumer {
+      gpu.barrier
+      memref.store %one, %a[%c1] : memref<4xf32>
+    }
+  }
+  return
+}
+
+// -----
+
+// One consumer warpgroup has registers enough: no reallocation.
+// CHECK-LABEL: func.func @one_consumer
+// CHECK: known_block_size = array<i32: 256, 1, 1>
+// CHECK-NOT: nvvm.setmaxregister
+func.func @one_consumer(%a: memref<4xf32>) {
+  %c1 = arith.constant 1 : index
+  tile.kernel blocks(%bx) in (%c1) threads(128) {
+    %c0 = arith.constant 0 : index
+    %one = arith.constant 1.0 : f32
+    tile.warp_specialize producer {
+      memref.store %one, %a[%c0] : memref<4xf32>
+    } consumer {
+      memref.store %one, %a[%c1] : memref<4xf32>
+    }
+  }
+  return
+}

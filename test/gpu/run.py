@@ -121,7 +121,18 @@ def configs():
         (1024, 1024, 1024, False, False, "float16", "float16",
          {"num_stages": 1}),
     ]
-    for m, n, k, ta, tb, ind, outd, extra in gemm_cases:
+    # Pipelines that must not hang: stage counts against threads and K
+    # extents down to fewer iterations than stages (K = 32 is one iteration
+    # of 32) and K tails, with and without a producer warpgroup.
+    for stages, threads, k in [(2, 128, 32), (3, 128, 64), (4, 256, 96),
+                               (4, 128, 1000), (2, 256, 40), (3, 256, 8192)]:
+        for ws in (True, False):
+            extra = {"num_stages": stages, "threads": threads}
+            if threads == 256:
+                extra.update(block_M=128, block_N=256)
+            gemm_cases.append((384, 512, k, False, False, "float16", "float16",
+                               extra, [] if ws else ["--no-warp-specialize"]))
+    for m, n, k, ta, tb, ind, outd, extra, *flags in gemm_cases:
         order = ("T" if ta else "N") + ("T" if tb else "N")
         name = f"mma_{ind}_{order}_{m}x{n}x{k}"
         if extra:
@@ -134,8 +145,12 @@ def configs():
                   "ACC_F16": int(extra.get("accum_dtype") == "float16"),
                   "OUT_KIND": {"float16": 0, "bfloat16": 1, "float32": 2,
                                "int32": 3}[outd]}
+        tilec_flags = flags[0] if flags else []
+        if tilec_flags:
+            name += "_" + "_".join(f.lstrip("-").replace("-", "_")
+                                   for f in tilec_flags)
         out.append((name, kernel("gemm"), defines, "MMA", macros,
-                    [], "gemm.cpp", ["-lcublas", "-lcudart"]))
+                    tilec_flags, "gemm.cpp", ["-lcublas", "-lcudart"]))
     out.append(("control", kernel("control"), {}, "CONTROL", {}))
     return out
 

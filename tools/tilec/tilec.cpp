@@ -51,6 +51,7 @@ struct Options {
   bool fastMath = false;
   bool noTma = false;
   bool noWgmma = false;
+  bool noWarpSpecialize = false;
   std::string header;
   std::string cudaPath;
   std::string rocmPath;
@@ -440,6 +441,7 @@ static int compile(const Options &options, const char *argv0) {
     compile.fastMath = options.fastMath;
     compile.allowTma = !options.noTma;
     compile.allowWgmma = !options.noWgmma;
+    compile.allowWarpSpecialize = !options.noWarpSpecialize;
     compile.cudaPath =
         options.cudaPath.empty() ? getDefaultCudaPath() : options.cudaPath;
     compile.rocmPath =
@@ -600,6 +602,10 @@ int main(int argc, char **argv) {
   app.add_flag("--no-wgmma", options.noWgmma,
                "On sm_90a, run T.gemm on mma.sync rather than warpgroup "
                "MMA (wgmma)");
+  app.add_flag("--no-warp-specialize", options.noWarpSpecialize,
+               "On sm_90a, issue a T.Pipelined loop's bulk copies from the "
+               "kernel's own first thread rather than from a producer "
+               "warpgroup of their own");
   app.add_option("-D", options.defines,
                  "Set a compile-time parameter: a module constant, a kernel "
                  "factory parameter or a T.const name (-D M=1024, "

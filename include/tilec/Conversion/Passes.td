@@ -26,10 +26,21 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "mlir::ModuleOp"> {
     has a `tile.use_swizzle`. Shared buffers are carved out of the dynamic
     shared memory at 128-byte aligned offsets (the total is the gpu.func's
     `tile.shared_memory_bytes`); local buffers become stack allocations.
+    Each `tile.tensor_map` becomes a kernel argument after the others,
+    marked `tile.tensor_map` with what the host encodes.
+
+    A `tile.warp_specialize` launches the block with one more warpgroup,
+    whose first thread runs the producer region while the kernel's threads
+    run the consumer region; block barriers there become `bar.sync 1` over
+    the consumers only. With two consumer warpgroups or more, the producer
+    lowers its register budget to 40 (`setmaxnreg`) and the consumers raise
+    theirs; the kernel is then marked for one block per multiprocessor.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::gpu::GPUDialect",
-                           "::mlir::memref::MemRefDialect"];
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::NVVM::NVVMDialect",
+                           "::mlir::scf::SCFDialect"];
 }
 
 def ConvertGPUToNVVM : Pass<"tilec-convert-gpu-to-nvvm", "mlir::gpu::GPUModuleOp"> {

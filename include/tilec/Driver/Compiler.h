@@ -27,12 +27,18 @@ struct CompileOptions {
   bool fastMath = false;
   /// Hopper features the target has that the compilation may use (all by
   /// default): the bulk tensor copy engine for pipelined copies, wgmma for
-  /// gemms. Turned off, the sm_80 path is used instead.
+  /// gemms, a producer warpgroup for the copies. Turned off, the sm_80 path
+  /// (or, for the last, one warpgroup role) is used instead.
   bool allowTma = true;
   bool allowWgmma = true;
+  /// With both on sm_90a: a producer warpgroup issues the bulk copies.
+  bool allowWarpSpecialize = true;
 
   bool useTma() const { return allowTma && target->hasTma; }
   bool useWgmma() const { return allowWgmma && target->hasWgmma; }
+  bool useWarpSpecialization() const {
+    return allowWarpSpecialize && useTma() && useWgmma();
+  }
   /// The CUDA toolkit (ptxas, libdevice).
   std::string cudaPath;
   /// A directory with amdgcn/bitcode (ROCm device libraries) and

@@ -14,7 +14,9 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -100,6 +102,73 @@ SmallVector<Value> swizzle(OpBuilder &b, Location loc, UseSwizzleOp op,
   Value newMinor = arith::SelectOp::create(b, loc, odd, reversed, column);
   return rowOrder ? SmallVector<Value>{newMinor, newMajor}
                   : SmallVector<Value>{newMajor, newMinor};
+}
+
+/// Lowers `split` in place: the extra warpgroup after the kernel's
+/// `consumers` threads lowers its register budget and its first thread runs
+/// the producer; the others raise theirs and run the consumer code, whose
+/// block barriers become a named barrier over them alone. Register budgets
+/// are set where the block is two consumer warpgroups or more, whose
+/// threads are otherwise capped below what wgmma accumulators need.
+void lowerWarpSpecialize(WarpSpecializeOp split, int64_t consumers) {
+  OpBuilder b(split);
+  Location loc = split.getLoc();
+  auto constant = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x,
+                                      b.getIndexAttr(consumers + 128));
+  Value isProducer = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
+                                           tid, constant(consumers));
+  auto roles = scf::IfOp::create(b, loc, isProducer, /*withElseRegion=*/true);
+  constexpr int64_t producerRegisters = 40;
+  bool reallocate = consumers >= 256;
+  int64_t consumerRegisters = std::min<int64_t>(
+      240, ((65536 - 128 * producerRegisters) / consumers) / 8 * 8);
+  MLIRContext *context = b.getContext();
+  {
+    OpBuilder pb = OpBuilder::atBlockBegin(&roles.getThenRegion().front());
+    if (reallocate)
+      NVVM::SetMaxRegisterOp::create(
+          pb, loc, pb.getI32IntegerAttr(producerRegisters),
+          NVVM::SetMaxRegisterActionAttr::get(
+              context, NVVM::SetMaxRegisterAction::decrease));
+    Value first = arith::CmpIOp::create(
+        pb, loc, arith::CmpIPredicate::eq, tid,
+        arith::ConstantIndexOp::create(pb, loc, consumers));
+    auto once = scf::IfOp::create(pb, loc, first, false);
+    Block &producer = split.getProducer().front();
+    Block &dest = once.getThenRegion().front();
+    dest.getOperations().splice(dest.begin(), producer.getOperations(),
+                                producer.begin(),
+                                Block::iterator(producer.getTerminator()));
+  }
+  {
+    Block &dest = roles.getElseRegion().front();
+    OpBuilder cb = OpBuilder::atBlockBegin(&dest);
+    if (reallocate)
+      NVVM::SetMaxRegisterOp::create(
+          cb, loc, cb.getI32IntegerAttr(consumerRegisters),
+          NVVM::SetMaxRegisterActionAttr::get(
+              context, NVVM::SetMaxRegisterAction::increase));
+    Block &consumer = split.getConsumer().front();
+    dest.getOperations().splice(Block::iterator(dest.getTerminator()),
+                                consumer.getOperations(), consumer.begin(),
+                                Block::iterator(consumer.getTerminator()));
+    SmallVector<gpu::BarrierOp> barriers;
+    roles.getElseRegion().walk(
+        [&](gpu::BarrierOp barrier) { barriers.push_back(barrier); });
+    for (gpu::BarrierOp barrier : barriers) {
+      OpBuilder bb(barrier);
+      NVVM::BarrierOp::create(
+          bb, barrier.getLoc(), Type(),
+          arith::ConstantIntOp::create(bb, barrier.getLoc(), 1, 32),
+          arith::ConstantIntOp::create(bb, barrier.getLoc(), consumers, 32),
+          NVVM::BarrierReductionAttr(), Value());
+      barrier.erase();
+    }
+  }
+  split.erase();
 }
 
 class KernelOutliner {
@@ -200,7 +269,7 @@ LogicalResult KernelOutliner::run() {
     if (!isa_and_nonnull<TileDialect>(op->getDialect()) ||
         op->hasTrait<mlir::OpTrait::IsTerminator>() ||
         isa<AllocSharedOp, AllocLocalOp, AllocVarOp, AnnotateLayoutOp,
-            UseSwizzleOp, TensorMapOp>(op))
+            UseSwizzleOp, TensorMapOp, WarpSpecializeOp>(op))
       return WalkResult::advance();
     op->emitError() << "'" << op->getName()
                     << "' must be lowered by the tile passes "
@@ -251,9 +320,17 @@ LogicalResult KernelOutliner::run() {
                                         mb.getFunctionType(argTypes, {}));
   gpuFunc->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
                    UnitAttr::get(context));
+  // A producer warpgroup comes after the kernel's threads.
+  auto split =
+      llvm::to_vector(kernel.getBody().front().getOps<WarpSpecializeOp>());
   SmallVector<int32_t> block(3, 1);
   for (auto [i, extent] : llvm::enumerate(kernel.getThreads()))
     block[i] = extent;
+  if (!split.empty()) {
+    block[0] += 128;
+    gpuFunc->setAttr("nvvm.minctasm",
+                     IntegerAttr::get(IntegerType::get(context, 32), 1));
+  }
   gpuFunc.setKnownBlockSizeAttr(DenseI32ArrayAttr::get(context, block));
   // A constant grid bounds the block indices, which lets range analysis
   // drop the bounds checks of tiles that always fit.
@@ -387,6 +464,9 @@ LogicalResult KernelOutliner::run() {
       return gpuFunc->isProperAncestor(use.getOwner());
     });
   }
+
+  if (!split.empty())
+    lowerWarpSpecialize(split.front(), kernel.getThreads()[0]);
 
   // Memory: shared buffers in the dynamic pool, local ones on the stack.
   gpuFunc.walk([&](Operation *op) {

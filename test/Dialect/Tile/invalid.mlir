@@ -832,7 +832,7 @@ func.func @annotate_fragment_shape(%n: index) {
 // -----
 
 func.func @yield_parent() {
-  // expected-error@+1 {{'tile.yield' op expects parent op to be one of 'tile.kernel, tile.parallel, tile.pipelined, tile.serial, tile.unroll'}}
+  // expected-error@+1 {{'tile.yield' op expects parent op to be one of 'tile.kernel, tile.parallel, tile.pipelined, tile.serial, tile.unroll, tile.warp_specialize'}}
   "tile.yield"() : () -> ()
 }
 

@@ -475,6 +475,22 @@ LogicalResult CopyOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// WarpSpecializeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult WarpSpecializeOp::verify() {
+  auto kernel = cast<KernelOp>((*this)->getParentOp());
+  ArrayRef<int64_t> threads = kernel.getThreads();
+  if (threads.size() != 1 || threads[0] % 128 != 0)
+    return emitOpError() << "needs a kernel of whole warpgroups in one "
+                            "dimension, got threads("
+                         << threads << ")";
+  if ((*this)->getNextNode() != kernel.getBody().front().getTerminator())
+    return emitOpError() << "must be the last statement of its kernel";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // TensorMapOp
 //===----------------------------------------------------------------------===//
 

@@ -133,6 +133,12 @@ void synchronize(Block &block, Accesses &pending, bool proxyFences) {
       pending.merge(inner);
       continue;
     }
+    if (auto split = dyn_cast<WarpSpecializeOp>(&op)) {
+      // The producer only makes bulk copies, which the pipeline
+      // synchronizes; the consumers' statements are synchronized as usual.
+      synchronize(split.getConsumer().front(), pending, proxyFences);
+      continue;
+    }
     if (auto ifOp = dyn_cast<scf::IfOp>(&op)) {
       Accesses thenPending = pending, elsePending = pending;
       if (!ifOp.getThenRegion().empty())

@@ -303,17 +303,23 @@ LogicalResult lowerTmaCopy(CopyOp copy) {
       TensorMapOp::create(kb, loc, LLVM::LLVMPointerType::get(context),
                           copy.getSource(), box, tile ? tile->swizzleBytes : 0);
 
+  // A producer warpgroup's code runs on one thread already; elsewhere the
+  // first thread of the block issues the copy.
   OpBuilder b(copy);
-  auto ifOp = scf::IfOp::create(
-      b, loc, emitIsFirstThread(b, loc, kernel.getThreads()), false);
-  b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+  auto split = copy->getParentOfType<WarpSpecializeOp>();
+  if (!split || !split.getProducer().isAncestor(copy->getParentRegion())) {
+    auto ifOp = scf::IfOp::create(
+        b, loc, emitIsFirstThread(b, loc, kernel.getThreads()), false);
+    b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+  }
   Value barrier = emitSharedPointer(
       b, loc, copy.getBarrier(),
       arith::MulIOp::create(b, loc, copy.getBarrierIndex(),
                             arith::ConstantIndexOp::create(b, loc, 8)));
   // Coordinates go innermost first.
   SmallVector<Value> coordinates;
-  for (OpFoldResult offset : llvm::reverse(copy.getMixedSourceOffsets()))
+  SmallVector<OpFoldResult> offsets = copy.getMixedSourceOffsets();
+  for (OpFoldResult offset : llvm::reverse(offsets))
     coordinates.push_back(arith::IndexCastOp::create(
         b, loc, b.getI32Type(),
         getValueOrCreateConstantIndexOp(b, loc, offset)));

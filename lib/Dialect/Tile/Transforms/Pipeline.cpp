@@ -177,14 +177,29 @@ Value stageView(OpBuilder &b, Location loc, Value buffers, Value stage) {
 
 class LoopPipeliner {
 public:
-  LoopPipeliner(PipelinedOp loop, int64_t stages, bool tma, bool proxyFence)
+  LoopPipeliner(PipelinedOp loop, int64_t stages, bool tma, bool proxyFence,
+                bool warpSpecialize)
       : loop(loop), stages(stages), body(loop.getBody().front()), tma(tma),
-        proxyFence(proxyFence) {}
+        proxyFence(proxyFence), warpSpecialize(warpSpecialize) {}
 
   /// Pipelines the loop if it has copies to issue ahead.
   void run();
 
 private:
+  /// The statements before the loop that the consumers alone may run: those
+  /// with effects or regions and what depends on them (allocations and
+  /// annotations excepted). Fails when the loop cannot be split over a
+  /// producer warpgroup: it is not a statement of its kernel, the kernel is
+  /// not whole warpgroups in one dimension, or what the producer computes
+  /// depends on such a statement.
+  FailureOr<SmallVector<Operation *>> planWarpSpecialization();
+  /// Runs the copies on a producer warpgroup and the rest on the kernel's
+  /// threads (tile.warp_specialize); `consumerOnly` are the statements
+  /// before the loop that move to the consumers.
+  void runWarpSpecialized(ArrayRef<Operation *> consumerOnly);
+  /// Replaces the producers' buffers in the loop with their stage
+  /// `current`, and erases the producers.
+  void useStages(OpBuilder &b, Location loc, Value current);
   /// Issues the producers for iteration `k` into stage `stage`, if
   /// `k < upper bound`: as one cp.async group, or as bulk copies on the
   /// stage's mbarrier, armed with their bytes.
@@ -197,6 +212,7 @@ private:
   Block &body;
   bool tma;
   bool proxyFence;
+  bool warpSpecialize;
   SmallVector<Producer> producers;
   DenseMap<Operation *, Value> multiBuffers;
   /// With TMA: one mbarrier per stage, and the first thread of the block.
@@ -297,6 +313,14 @@ void LoopPipeliner::run() {
     }
   }
 
+  if (tma && warpSpecialize) {
+    FailureOr<SmallVector<Operation *>> consumerOnly = planWarpSpecialization();
+    if (succeeded(consumerOnly)) {
+      runWarpSpecialized(*consumerOnly);
+      return;
+    }
+  }
+
   OpBuilder b(loop);
   if (tma) {
     // One mbarrier per stage, initialized by one thread for one arrival
@@ -373,6 +397,17 @@ void LoopPipeliner::run() {
     issue(b, loc, aheadK, aheadStage);
     current = arith::RemUIOp::create(b, loc, iteration, numStages);
   }
+  useStages(b, loc, current);
+
+  // Epilogue: nothing left in flight after the loop. Bulk copies are only
+  // issued for iterations that wait for them.
+  if (!tma) {
+    b.setInsertionPointAfter(loop);
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
+  }
+}
+
+void LoopPipeliner::useStages(OpBuilder &b, Location loc, Value current) {
   for (Producer &producer : producers) {
     Value view =
         stageView(b, loc, multiBuffers.lookup(producer.buffer), current);
@@ -382,13 +417,191 @@ void LoopPipeliner::run() {
   }
   for (Producer &producer : producers)
     producer.buffer.erase();
+}
 
-  // Epilogue: nothing left in flight after the loop. Bulk copies are only
-  // issued for iterations that wait for them.
-  if (!tma) {
-    b.setInsertionPointAfter(loop);
-    NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
+FailureOr<SmallVector<Operation *>> LoopPipeliner::planWarpSpecialization() {
+  // Two consumer warpgroups or more: a single one keeps the first thread
+  // issuing, as its blocks are small enough for several to share a
+  // multiprocessor, which hides the copies better than a producer.
+  auto kernel = dyn_cast<KernelOp>(loop->getParentOp());
+  if (!kernel || kernel.getThreads().size() != 1 ||
+      kernel.getThreads()[0] % 128 != 0 || kernel.getThreads()[0] < 256)
+    return failure();
+  // One split per kernel.
+  if (kernel.walk([](WarpSpecializeOp) { return WalkResult::interrupt(); })
+          .wasInterrupted())
+    return failure();
+  SmallVector<Operation *> consumerOnly;
+  llvm::SmallPtrSet<Operation *, 16> moved;
+  for (Operation &op : kernel.getBody().front()) {
+    if (&op == loop.getOperation())
+      break;
+    if (isa<AllocSharedOp, AllocFragmentOp, AllocLocalOp, AllocVarOp,
+            AnnotateLayoutOp, UseSwizzleOp>(op))
+      continue;
+    bool dependent = llvm::any_of(op.getOperands(), [&](Value v) {
+      return v.getDefiningOp() && moved.contains(v.getDefiningOp());
+    });
+    if (dependent || !isMemoryEffectFree(&op) || op.getNumRegions() != 0) {
+      moved.insert(&op);
+      consumerOnly.push_back(&op);
+    }
   }
+  // What the producer uses from before the loop must stay for it.
+  auto available = [&](Value v) {
+    Operation *def = v.getDefiningOp();
+    return !def || !moved.contains(def);
+  };
+  if (!available(loop.getLowerBound()) || !available(loop.getUpperBound()))
+    return failure();
+  auto producerCanCompute = [&](Operation *op) {
+    return llvm::all_of(op->getOperands(), [&](Value operand) {
+      return loop->isAncestor(operand.getParentBlock()->getParentOp()) ||
+             available(operand);
+    });
+  };
+  for (Producer &producer : producers)
+    if (!producerCanCompute(producer.copy) ||
+        !llvm::all_of(producer.slice, producerCanCompute))
+      return failure();
+  return consumerOnly;
+}
+
+void LoopPipeliner::runWarpSpecialized(ArrayRef<Operation *> consumerOnly) {
+  auto kernel = cast<KernelOp>(loop->getParentOp());
+  int64_t consumers = kernel.getThreads()[0];
+  Location loc = loop.getLoc();
+  MLIRContext *context = loop.getContext();
+  OpBuilder b(loop);
+  auto barrierType =
+      MemRefType::get({stages}, b.getI64Type(), MemRefLayoutAttrInterface(),
+                      MemoryScopeAttr::get(context, MemoryScope::Shared));
+  // `full[s]`: stage s holds its copies (one arrival, the arming, plus the
+  // bytes); `empty[s]`: every consumer is done with it.
+  barriers = AllocSharedOp::create(
+      b, NameLoc::get(b.getStringAttr("full_barriers"), loc), barrierType,
+      SharedLayoutAttr());
+  Value full = barriers;
+  Value empty = AllocSharedOp::create(
+      b, NameLoc::get(b.getStringAttr("empty_barriers"), loc), barrierType,
+      SharedLayoutAttr());
+  // Every thread of the block, producer warpgroup included, runs this.
+  Value first = emitIsFirstThread(b, loc, {consumers + 128});
+  gpu::BarrierOp::create(b, loc);
+  auto init = scf::IfOp::create(b, loc, first, false);
+  {
+    OpBuilder ib = OpBuilder::atBlockBegin(&init.getThenRegion().front());
+    Value one = arith::ConstantIntOp::create(ib, loc, 1, 32);
+    Value all = arith::ConstantIntOp::create(ib, loc, consumers, 32);
+    for (int64_t s = 0; s < stages; ++s) {
+      Value stage = arith::ConstantIndexOp::create(ib, loc, s);
+      NVVM::MBarrierInitOp::create(ib, loc, barrierPointer(ib, loc, stage), one,
+                                   Value());
+      barriers = empty;
+      NVVM::MBarrierInitOp::create(ib, loc, barrierPointer(ib, loc, stage), all,
+                                   Value());
+      barriers = full;
+    }
+  }
+  gpu::BarrierOp::create(b, loc);
+
+  auto split = WarpSpecializeOp::create(b, loc);
+  for (Region *region : {&split.getProducer(), &split.getConsumer()}) {
+    region->push_back(new Block());
+    OpBuilder rb = OpBuilder::atBlockEnd(&region->front());
+    YieldOp::create(rb, loc);
+  }
+
+  // The consumers: the statements before the loop that need them, the loop,
+  // and the rest of the kernel.
+  Block &consumer = split.getConsumer().front();
+  for (Operation *op : consumerOnly)
+    op->moveBefore(consumer.getTerminator());
+  Block &kernelBody = kernel.getBody().front();
+  for (Operation &op : llvm::make_early_inc_range(
+           llvm::make_range(Block::iterator(loop.getOperation()),
+                            Block::iterator(kernelBody.getTerminator()))))
+    op.moveBefore(consumer.getTerminator());
+
+  auto index = [&](OpBuilder &ob, int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(ob, loc, v);
+  };
+  auto parityOf = [&](OpBuilder &ob, Value round) -> Value {
+    return arith::IndexCastUIOp::create(
+        ob, loc, ob.getI32Type(),
+        arith::RemUIOp::create(ob, loc, round, index(ob, 2)));
+  };
+  auto wait = [&](OpBuilder &ob, Value barrier, Value stage, Value parity) {
+    barriers = barrier;
+    NVVM::MBarrierTryWaitParityOp::create(
+        ob, loc, barrierPointer(ob, loc, stage), parity,
+        arith::ConstantIntOp::create(ob, loc, 0, 32));
+    barriers = full;
+  };
+
+  // The producer: for every iteration, once the consumers have released
+  // the stage (from the second round on), arm it and issue its copies.
+  {
+    OpBuilder pb(split.getProducer().front().getTerminator());
+    auto issueLoop = scf::ForOp::create(pb, loc, loop.getLowerBound(),
+                                        loop.getUpperBound(), index(pb, 1));
+    OpBuilder lb = OpBuilder::atBlockBegin(issueLoop.getBody());
+    Value k = issueLoop.getInductionVar();
+    Value iteration = arith::SubIOp::create(lb, loc, k, loop.getLowerBound());
+    Value stage = arith::RemUIOp::create(lb, loc, iteration, index(lb, stages));
+    Value round = arith::DivUIOp::create(lb, loc, iteration, index(lb, stages));
+    Value reused = arith::CmpIOp::create(lb, loc, arith::CmpIPredicate::uge,
+                                         iteration, index(lb, stages));
+    auto reuse = scf::IfOp::create(lb, loc, reused, false);
+    {
+      OpBuilder rb = OpBuilder::atBlockBegin(&reuse.getThenRegion().front());
+      // The round before this one released it.
+      wait(rb, empty, stage,
+           parityOf(rb, arith::AddIOp::create(rb, loc, round, index(rb, 1))));
+    }
+    int64_t bytes = 0;
+    for (Producer &producer : producers) {
+      MemRefType type = producer.buffer.getType();
+      bytes += type.getNumElements() * type.getElementTypeBitWidth() / 8;
+    }
+    NVVM::MBarrierArriveExpectTxOp::create(
+        lb, loc, Type(), barrierPointer(lb, loc, stage),
+        arith::ConstantIntOp::create(lb, loc, bytes, 32),
+        NVVM::MemScopeKindAttr::get(context, NVVM::MemScopeKind::CTA),
+        lb.getBoolAttr(false), Value());
+    for (Producer &producer : producers) {
+      IRMapping mapping;
+      mapping.map(loop.getInductionVar(), k);
+      mapping.map(
+          producer.buffer.getResult(),
+          stageView(lb, loc, multiBuffers.lookup(producer.buffer), stage));
+      for (Operation *op : producer.slice)
+        lb.clone(*op, mapping);
+      auto copy = cast<CopyOp>(lb.clone(*producer.copy, mapping));
+      copy.setAsync(true);
+      copy.getBarrierMutable().assign(full);
+      copy.getBarrierIndexMutable().assign(stage);
+    }
+  }
+
+  // The loop: wait until the stage is full, compute, release it.
+  b.setInsertionPointToStart(&body);
+  Value iteration = arith::SubIOp::create(b, loc, loop.getInductionVar(),
+                                          loop.getLowerBound());
+  Value current = arith::RemUIOp::create(b, loc, iteration, index(b, stages));
+  Value round = arith::DivUIOp::create(b, loc, iteration, index(b, stages));
+  wait(b, full, current, parityOf(b, round));
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(body.getTerminator());
+    barriers = empty;
+    NVVM::MBarrierArriveOp::create(
+        b, loc, Type(), barrierPointer(b, loc, current), Value(),
+        NVVM::MemScopeKindAttr::get(context, NVVM::MemScopeKind::CTA),
+        b.getBoolAttr(false));
+    barriers = full;
+  }
+  useStages(b, loc, current);
 }
 
 struct PipelinePass : public tilec::tile::impl::TilePipelineBase<PipelinePass> {
@@ -403,7 +616,8 @@ struct PipelinePass : public tilec::tile::impl::TilePipelineBase<PipelinePass> {
         loops.push_back(loop);
     });
     for (PipelinedOp loop : loops)
-      LoopPipeliner(loop, loop.getNumStages(), tma, proxyFence).run();
+      LoopPipeliner(loop, loop.getNumStages(), tma, proxyFence, warpSpecialize)
+          .run();
   }
 };
 

@@ -66,7 +66,7 @@ def Tile_KernelOp : Tile_Op<"kernel", [
 def Tile_YieldOp : Tile_Op<"yield", [
     Pure, ReturnLike, Terminator,
     ParentOneOf<["KernelOp", "ParallelOp", "PipelinedOp", "SerialOp",
-                 "UnrollOp"]>]> {
+                 "UnrollOp", "WarpSpecializeOp"]>]> {
   let summary = "Ends the body of a kernel or a loop";
   let assemblyFormat = "attr-dict";
 }
@@ -466,6 +466,34 @@ def Tile_PipelinedOp : Tile_ForOp<"pipelined"> {
     /// The statements that `order` and `stage` refer to, in body order.
     ::llvm::SmallVector<::mlir::Operation *> getStatements();
   }];
+}
+
+def Tile_WarpSpecializeOp : Tile_Op<"warp_specialize", [
+    HasParent<"KernelOp">,
+    RecursiveMemoryEffects,
+    SingleBlockImplicitTerminator<"YieldOp">]> {
+  let summary = "Splits a kernel into a producer warpgroup and its consumers";
+  let description = [{
+    The block runs with one more warpgroup (128 threads) than the kernel's
+    `threads`: the first thread of that extra warpgroup runs `producer`
+    (per-thread code that issues bulk copies and waits on mbarriers), and
+    the kernel's own threads run `consumer`, the tile code, synchronizing
+    among themselves only (a block barrier there waits for them, not for
+    the producer). What precedes the op in the kernel runs on every thread;
+    nothing may follow it. The pipelining pass creates it for loops whose
+    copies the bulk copy engine makes.
+
+    ```mlir
+    tile.warp_specialize producer {
+      scf.for ... { ... tile.copy async ... barrier(...) ... }
+    } consumer {
+      tile.pipelined ... { ... }
+    }
+    ```
+  }];
+  let regions = (region SizedRegion<1>:$producer, SizedRegion<1>:$consumer);
+  let assemblyFormat = "`producer` $producer `consumer` $consumer attr-dict";
+  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//

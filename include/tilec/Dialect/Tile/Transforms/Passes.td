@@ -35,6 +35,18 @@ def TilePipeline : Pass<"tile-pipeline", "mlir::func::FuncOp"> {
     synchronizes the block and issues the copies of iteration
     `k + num_stages - 1` into the stage the previous iteration read. The
     multi-buffered tiles get the panelled, swizzled layout TMA writes.
+
+    With `warp-specialize` as well, a TMA loop that is a statement of its
+    kernel (of two warpgroups or more, in one dimension) is split over a
+    producer warpgroup (`tile.warp_specialize`): the producer's thread runs
+    through the iterations ahead of the consumers, waiting for a stage's
+    `empty` barrier (every consumer arrives on it at the end of the
+    iteration that read the stage) before arming its `full` barrier and
+    issuing its copies; the consumers wait on `full` and compute. No block
+    barrier is left in the loop. The statements before the loop with
+    effects go to the consumers; what the producer needs must not depend on
+    them. A single warpgroup keeps its first thread issuing: its blocks are
+    small enough for several to share a multiprocessor.
   }];
   let options = [
     Option<"asyncCopies", "async-copies", "bool", "false",
@@ -42,6 +54,9 @@ def TilePipeline : Pass<"tile-pipeline", "mlir::func::FuncOp"> {
     Option<"tma", "tma", "bool", "false",
            "Pipeline with the bulk tensor copy engine and mbarriers where "
            "the copies allow (NVIDIA sm_90)">,
+    Option<"warpSpecialize", "warp-specialize", "bool", "false",
+           "Issue the TMA copies from a producer warpgroup of their own "
+           "(NVIDIA sm_90a)">,
     Option<"proxyFence", "proxy-fence", "bool", "false",
            "Fence the async proxy after cp.async waits, for gemms that read "
            "shared memory through it (wgmma)">
