@@ -66,3 +66,36 @@ func.func @clear_int8(%c: memref<64x64xi32>) {
   return
 }
 
+
+// -----
+
+// A in registers (FlashAttention's P V): per K step of 16, four registers
+// of f16 pairs from the thread's A slots, all packed before the fence, and
+// a wgmma in inline PTX (the NVVM op reads A from shared memory only):
+// accumulators tied in and out, then A, B's descriptor and scale-d; B is
+// MN-major (imm-trans-b 1).
+// CHECK-LABEL: func.func @register_a
+// CHECK-COUNT-8: llvm.bitcast %{{.*}} : vector<2xf16> to i32
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK: llvm.inline_asm has_side_effects "{\0A.reg .pred p;\0Asetp.ne.b32 p, $37, 0;\0Awgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16 {$0, {{.*}}, $15}, {$32, $33, $34, $35}, $36, p, 1, 1, 1;\0A}\0A", "=f,{{.*}},r,r,r,r,l,r"
+// CHECK: llvm.inline_asm has_side_effects "{{.*}}wgmma.mma_async
+// CHECK-NOT: wgmma.mma_async
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+func.func @register_a(%c: memref<64x32xf32>) {
+  %c1 = arith.constant 1 : index
+  tile.kernel blocks(%bx) in (%c1) threads(128) {
+    %p = tile.alloc_fragment : memref<64x32xf16, #tile.fragment>
+    %vs = tile.alloc_shared : memref<32x32xf16, #tile.shared>
+    %acc = tile.alloc_fragment : memref<64x32xf32, #tile.fragment>
+    tile.parallel (%i, %j) in (64, 32) {
+      %z = arith.constant 0.0 : f16
+      memref.store %z, %p[%i, %j] : memref<64x32xf16, #tile.fragment>
+    }
+    tile.gemm %p, %vs, %acc policy(full_row) : memref<64x32xf16, #tile.fragment>, memref<32x32xf16, #tile.shared>, memref<64x32xf32, #tile.fragment>
+    tile.parallel (%i, %j) in (64, 32) {
+      %x = memref.load %acc[%i, %j] : memref<64x32xf32, #tile.fragment>
+      memref.store %x, %c[%i, %j] : memref<64x32xf32>
+    }
+  }
+  return
+}

@@ -45,7 +45,7 @@ func.func @rows() {
 
 // What wgmma does not take stays on mma.sync, whose square partition of a
 // 64x64 tile is 2x2 warps (wgmma's would be one warpgroup): an f16
-// accumulator, A in registers, int8 B stored K by N, and (on 128 rows,
+// accumulator, int8 B stored K by N, and (on 128 rows,
 // 4 warps of 32) B's rows of 48 bytes, which no swizzle panels.
 // CHECK: #[[MMA1:.*]] = #tile.fragment_layout<[64, 64], threads = 128, slots = 32, (d0, d1) -> (((d0 floordiv 32) * 2 + d1 floordiv 32) * 32
 // CHECK-LABEL: func.func @f16_accumulator
@@ -63,9 +63,15 @@ func.func @f16_accumulator() {
 
 // -----
 
-// CHECK: #[[MMA2:.*]] = #tile.fragment_layout<[64, 64], threads = 128, slots = 32, (d0, d1) -> (((d0 floordiv 32) * 2 + d1 floordiv 32) * 32
+// A in registers, with each warp's 16 rows of the one warpgroup's 64: wgmma
+// takes A as mma.sync's m16k16 fragments, so A's layout is the A operand
+// layout of 4 warps by rows (here the accumulator layout of a 64x32 tile),
+// and the accumulator's that of 4 warps by rows too.
+// CHECK: #[[A2:.*]] = #tile.fragment_layout<[64, 32], threads = 128, slots = 16, (d0, d1) -> ((d0 floordiv 16 + d1 floordiv 32) * 32
+// CHECK: #[[ACC2:.*]] = #tile.fragment_layout<[64, 64], threads = 128, slots = 32, (d0, d1) -> ((d0 floordiv 16 + d1 floordiv 64) * 32
 // CHECK-LABEL: func.func @registers
-// CHECK: tile.alloc_fragment {layout = #[[MMA2]]}
+// CHECK: tile.alloc_fragment {layout = #[[A2]]} : memref<64x32xf16, #tile.fragment>
+// CHECK: tile.alloc_fragment {layout = #[[ACC2]]} : memref<64x64xf32, #tile.fragment>
 func.func @registers() {
   %c1 = arith.constant 1 : index
   tile.kernel blocks(%bx) in (%c1) threads(128) {
@@ -73,6 +79,24 @@ func.func @registers() {
     %bs = tile.alloc_shared : memref<32x64xf16, #tile.shared>
     %acc = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
     tile.gemm %a, %bs, %acc : memref<64x32xf16, #tile.fragment>, memref<32x64xf16, #tile.shared>, memref<64x64xf32, #tile.fragment>
+  }
+  return
+}
+
+// -----
+
+// A in registers over 128 rows of one warpgroup (two bands per warp) is
+// not what wgmma takes: mma.sync, 4x1 warps of 32 rows.
+// CHECK: #[[MMA2:.*]] = #tile.fragment_layout<[128, 64], threads = 128, slots = 64, (d0, d1) -> ((d0 floordiv 32 + d1 floordiv 64) * 32
+// CHECK-LABEL: func.func @registers_tall
+// CHECK: tile.alloc_fragment {layout = #[[MMA2]]} : memref<128x64xf32, #tile.fragment>
+func.func @registers_tall() {
+  %c1 = arith.constant 1 : index
+  tile.kernel blocks(%bx) in (%c1) threads(128) {
+    %a = tile.alloc_fragment : memref<128x32xf16, #tile.fragment>
+    %bs = tile.alloc_shared : memref<32x64xf16, #tile.shared>
+    %acc = tile.alloc_fragment : memref<128x64xf32, #tile.fragment>
+    tile.gemm %a, %bs, %acc : memref<128x32xf16, #tile.fragment>, memref<32x64xf16, #tile.shared>, memref<128x64xf32, #tile.fragment>
   }
   return
 }

@@ -114,6 +114,10 @@ def configs():
          {"accum_dtype": "int32", "block_K": 64}),
         (512, 512, 512, False, True, "float32", "float32",
          {"accum_dtype": "float32"}),
+        (256, 256, 128, False, True, "float8_e4m3", "float32",
+         {"block_K": 64}),
+        (200, 136, 96, False, True, "float8_e5m2", "float16",
+         {"block_K": 64}),
         (333, 200, 100, True, False, "float32", "float32",
          {"accum_dtype": "float32"}),
         (1024, 1024, 1024, False, False, "float16", "float16",
@@ -141,7 +145,8 @@ def configs():
                    "in_dtype": ind, "out_dtype": outd, **extra}
         macros = {"M": m, "N": n, "K": k, "TRANS_A": int(ta), "TRANS_B": int(tb),
                   "IN_KIND": {"float16": 0, "bfloat16": 1, "int8": 2,
-                              "float32": 3}[ind],
+                              "float32": 3, "float8_e4m3": 4,
+                              "float8_e5m2": 5}[ind],
                   "ACC_F16": int(extra.get("accum_dtype") == "float16"),
                   "OUT_KIND": {"float16": 0, "bfloat16": 1, "float32": 2,
                                "int32": 3}[outd]}

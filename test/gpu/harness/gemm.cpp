@@ -3,10 +3,11 @@
 // first.
 //
 // Build with -DTEST_M= -DTEST_N= -DTEST_K=, TRANS_A / TRANS_B (0 or 1),
-// IN_KIND (0 f16, 1 bf16, 2 int8, 3 f32 computed as tf32), OUT_KIND (0 f16,
-// 1 bf16, 2 f32, 3 int32), ACC_F16 (half-precision accumulators), and
-// -include the kernel's header. int8 is checked exactly against a CPU
-// product, the rest against cuBLAS.
+// IN_KIND (0 f16, 1 bf16, 2 int8, 3 f32 computed as tf32, 4 fp8 e4m3, 5 fp8
+// e5m2), OUT_KIND (0 f16, 1 bf16, 2 f32, 3 int32), ACC_F16 (half-precision
+// accumulators), and -include the kernel's header. int8 is checked exactly
+// against a CPU product, fp8 against a float64 one, the rest against
+// cuBLAS.
 // Links against cuBLAS.
 #include "common.h"
 
@@ -53,17 +54,51 @@ static size_t at(int64_t row, int64_t col, int64_t rows, int64_t cols,
   return transposed ? size_t(col) * rows + row : size_t(row) * cols + col;
 }
 
+/// Random finite fp8 numbers of magnitude in [0.5, 4) as bits (e4m3: 1
+/// sign, 4 exponent bits biased by 7, 3 mantissa bits; e5m2: 5 biased by
+/// 15, 2), with their values.
+static std::vector<uint8_t> randomFp8(size_t count, bool e5m2, uint64_t seed,
+                                      std::vector<double> &values) {
+  std::vector<uint8_t> bits(count);
+  values.resize(count);
+  uint64_t state = seed * 0x9e3779b97f4a7c15ull + 1;
+  for (size_t i = 0; i < count; ++i) {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    int sign = (state >> 11) & 1;
+    int exponent = int((state >> 20) % 3); // 2^-1, 2^0, 2^1
+    int mantissaBits = e5m2 ? 2 : 3;
+    int mantissa = int((state >> 30) & ((1 << mantissaBits) - 1));
+    int bias = e5m2 ? 15 : 7;
+    bits[i] =
+        uint8_t(sign << 7 | (exponent - 1 + bias) << mantissaBits | mantissa);
+    values[i] = (sign ? -1.0 : 1.0) * std::ldexp(1.0, exponent - 1) *
+                (1.0 + mantissa / double(1 << mantissaBits));
+  }
+  return bits;
+}
+
 int main() {
   Context ctx;
   const int64_t m = TEST_M, n = TEST_N, k = TEST_K;
   const bool transA = TRANS_A, transB = TRANS_B;
   const int inKind = IN_KIND, outKind = OUT_KIND;
-  const size_t inBytes = inKind == 2 ? 1 : inKind == 3 ? 4 : 2;
+  const bool fp8 = inKind == 4 || inKind == 5;
+  const size_t inBytes = inKind == 2 || fp8 ? 1 : inKind == 3 ? 4 : 2;
   Buffer A(size_t(m) * k, inBytes), B(size_t(k) * n, inBytes);
   std::vector<float> a = ctx.uniform(size_t(m) * k),
                      b = ctx.uniform(size_t(k) * n);
   std::vector<int8_t> a8, b8;
-  if (inKind == 2) {
+  std::vector<double> aFp8, bFp8;
+  if (fp8) {
+    std::vector<uint8_t> aBits =
+        randomFp8(a.size(), inKind == 5, ctx.seed, aFp8);
+    std::vector<uint8_t> bBits =
+        randomFp8(b.size(), inKind == 5, ctx.seed + 1, bFp8);
+    A.upload(aBits.data());
+    B.upload(bBits.data());
+  } else if (inKind == 2) {
     // Small integers: exact int32 sums.
     auto quantize = [](const std::vector<float> &values) {
       std::vector<int8_t> result(values.size());
@@ -106,6 +141,21 @@ int main() {
       got[i] = outKind == 1 ? bf16ToFloat(c[i]) : halfToFloat(c[i]);
   }
 
+  if (fp8) {
+    // Products of fp8 numbers are exact in f32; only the f32 sums round.
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        double acc = 0;
+        for (int64_t kk = 0; kk < k; ++kk)
+          acc += aFp8[at(i, kk, m, k, transA)] * bFp8[at(kk, j, k, n, transB)];
+        want[size_t(i) * n + j] = acc;
+      }
+    double scale = 2 * std::sqrt(double(k));
+    return compare(TEST_NAME, got, want, 1e-5 * scale,
+                   outKind == 2 ? 1e-5 : 2e-3, ctx.seed)
+               ? 0
+               : 1;
+  }
   if (inKind == 2) {
     for (int64_t i = 0; i < m; ++i)
       for (int64_t j = 0; j < n; ++j) {

@@ -732,10 +732,15 @@ LogicalResult KernelDistributor::distributeGemm(GemmOp gemm) {
         planWgmmaGemm(gemm, threads, /*requireLayouts=*/true);
     std::optional<WarpgroupPartition> partition =
         layout ? matchWgmmaAccumulatorLayout(layout) : std::nullopt;
-    if (plan && partition && partition->m == plan->partition.m &&
+    // A in registers must hold each warp's rows as wgmma takes them.
+    bool aLaidOut = !plan || plan->a ||
+                    areEquivalentLayouts(layoutOf(gemm.getA()),
+                                         getWgmmaOperandALayout(gemm, *plan));
+    if (plan && partition && aLaidOut && partition->m == plan->partition.m &&
         partition->n == plan->partition.n) {
       OpBuilder b(gemm);
-      emitWgmmaGemm(b, gemm, *plan, tid, registers.lookup(c));
+      emitWgmmaGemm(b, gemm, *plan, tid, registers.lookup(c),
+                    plan->a ? Value() : registers.lookup(gemm.getA()));
       gemm.erase();
       return success();
     }

@@ -225,14 +225,22 @@ LogicalResult LayoutSolver::seedGemmLayouts() {
                   : std::nullopt) {
       // The operand tiles in the layout wgmma reads (which TMA, when it
       // fills them, has given them already).
-      for (auto [operand, tile] :
-           {std::pair(gemm.getA(), plan->a), std::pair(gemm.getB(), plan->b)}) {
+      SmallVector<std::pair<Value, PanelledTile>> tiles = {
+          {gemm.getB(), plan->b}};
+      if (plan->a)
+        tiles.push_back({gemm.getA(), *plan->a});
+      for (auto [operand, tile] : tiles) {
         AllocSharedOp alloc = getSharedAlloc(operand);
         if (!alloc.getLayoutAttr())
           alloc.setLayoutAttr(makePanelledLayout(
               kernel.getContext(), alloc.getType().getShape(), tile));
       }
       bool changed = false;
+      if (!plan->a)
+        if (AllocFragmentOp a = getFragment(gemm.getA()))
+          if (failed(require(a, getWgmmaOperandALayout(gemm, *plan), gemm,
+                             changed)))
+            return WalkResult::interrupt();
       if (AllocFragmentOp c = getFragment(gemm.getC()))
         if (failed(require(c,
                            makeWgmmaAccumulatorLayout(kernel.getContext(), m, n,

@@ -28,6 +28,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
 using namespace tilec;
@@ -82,7 +83,8 @@ tilec::tile::planWgmmaGemm(GemmOp gemm, int64_t threads, bool requireLayouts) {
   auto aType = cast<MemRefType>(gemm.getA().getType());
   auto bType = cast<MemRefType>(gemm.getB().getType());
   auto cType = cast<MemRefType>(gemm.getC().getType());
-  if (!isInScope(aType, MemoryScope::Shared) ||
+  bool aInRegisters = isInScope(aType, MemoryScope::Fragment);
+  if ((!aInRegisters && !isInScope(aType, MemoryScope::Shared)) ||
       !isInScope(bType, MemoryScope::Shared) || threads % 128 != 0)
     return std::nullopt;
   Type a = aType.getElementType(), c = cType.getElementType();
@@ -105,9 +107,18 @@ tilec::tile::planWgmmaGemm(GemmOp gemm, int64_t threads, bool requireLayouts) {
       m, n, threads / 128, gemm.getPolicy(), integer ? 16 : 8, message);
   if (failed(partition))
     return std::nullopt;
-  std::optional<PanelledTile> aTile = operandTile(gemm.getA(), requireLayouts);
+  // Registers hold A as each warp's 16 rows of its warpgroup's 64.
+  if (aInRegisters && (!sixteenBit || gemm.getTransposeA() ||
+                       partition->n != 1 || m / partition->m != 64))
+    return std::nullopt;
+  std::optional<PanelledTile> aTile;
+  if (!aInRegisters) {
+    aTile = operandTile(gemm.getA(), requireLayouts);
+    if (!aTile)
+      return std::nullopt;
+  }
   std::optional<PanelledTile> bTile = operandTile(gemm.getB(), requireLayouts);
-  if (!aTile || !bTile)
+  if (!bTile)
     return std::nullopt;
   // An MN-major B instruction starts at a panel.
   int64_t tileN = n / partition->n;
@@ -115,7 +126,15 @@ tilec::tile::planWgmmaGemm(GemmOp gemm, int64_t threads, bool requireLayouts) {
       (tileN % bTile->panelCols() != 0 ||
        getWgmmaInstructionN(tileN) % bTile->panelCols() != 0))
     return std::nullopt;
-  return WgmmaPlan{*partition, *aTile, *bTile};
+  return WgmmaPlan{*partition, aTile, *bTile};
+}
+
+FragmentLayoutAttr tilec::tile::getWgmmaOperandALayout(GemmOp gemm,
+                                                       const WgmmaPlan &plan) {
+  auto aType = cast<MemRefType>(gemm.getA().getType());
+  return makeMmaOperandALayout(gemm.getContext(), aType.getDimSize(0),
+                               aType.getDimSize(1),
+                               WarpPartition{4 * plan.partition.m, 1});
 }
 
 namespace {
@@ -142,7 +161,7 @@ public:
     bKMajor = gemm.getTransposeB();
   }
 
-  void emit(Value tid, Value cRegs);
+  void emit(Value tid, Value cRegs, Value aRegs);
 
 private:
   Value index(int64_t value) {
@@ -216,6 +235,11 @@ private:
         .getResult(0);
   }
 
+  /// One wgmma with A from registers (`a`, four 32-bit registers of 16-bit
+  /// pairs) and B from shared memory. The NVVM op only reads A from shared
+  /// memory, hence inline PTX.
+  Value registerAWgmma(Value acc, ArrayRef<Value> a, Value descB, bool zero);
+
   OpBuilder &b;
   GemmOp gemm;
   Location loc;
@@ -226,7 +250,45 @@ private:
   bool aKMajor, bKMajor;
 };
 
-void WgmmaEmitter::emit(Value tid, Value cRegs) {
+Value WgmmaEmitter::registerAWgmma(Value acc, ArrayRef<Value> a, Value descB,
+                                   bool zero) {
+  auto type = cast<LLVM::LLVMStructType>(acc.getType());
+  unsigned count = type.getBody().size();
+  std::string ptx;
+  llvm::raw_string_ostream os(ptx);
+  StringRef name = elementType.isF16() ? "f16" : "bf16";
+  // Operands: the accumulators out ($0...), tied to the same in, then A's
+  // registers, B's descriptor and whether to add to the accumulators.
+  unsigned a0 = 2 * count;
+  os << "{\n.reg .pred p;\nsetp.ne.b32 p, $" << a0 + 5 << ", 0;\n"
+     << "wgmma.mma_async.sync.aligned.m64n" << instN << "k16.f32." << name
+     << "." << name << " {";
+  for (unsigned i = 0; i < count; ++i)
+    os << (i ? ", $" : "$") << i;
+  os << "}, {$" << a0 << ", $" << a0 + 1 << ", $" << a0 + 2 << ", $" << a0 + 3
+     << "}, $" << a0 + 4 << ", p, 1, 1, " << (bKMajor ? 0 : 1) << ";\n}\n";
+  std::string constraints;
+  for (unsigned i = 0; i < count; ++i)
+    constraints += i ? ",=f" : "=f";
+  for (unsigned i = 0; i < count; ++i)
+    constraints += "," + std::to_string(i);
+  constraints += ",r,r,r,r,l,r";
+  SmallVector<Value> operands;
+  for (unsigned i = 0; i < count; ++i)
+    operands.push_back(LLVM::ExtractValueOp::create(b, loc, acc, i));
+  llvm::append_range(operands, a);
+  operands.push_back(descB);
+  operands.push_back(arith::ConstantIntOp::create(b, loc, zero ? 0 : 1, 32));
+  return LLVM::InlineAsmOp::create(
+             b, loc, type, operands, b.getStringAttr(ptx),
+             b.getStringAttr(constraints), b.getUnitAttr(), UnitAttr(),
+             LLVM::TailCallKindAttr::get(
+                 b.getContext(), LLVM::tailcallkind::TailCallKind::None),
+             LLVM::AsmDialectAttr(), ArrayAttr())
+      .getResult(0);
+}
+
+void WgmmaEmitter::emit(Value tid, Value cRegs, Value aRegs) {
   MLIRContext *context = b.getContext();
   // The thread's warpgroup and the rows and columns of its part.
   Value group = arith::DivUIOp::create(b, loc, tid, index(128));
@@ -236,8 +298,10 @@ void WgmmaEmitter::emit(Value tid, Value cRegs) {
   Value cols = arith::MulIOp::create(
       b, loc, arith::RemUIOp::create(b, loc, group, index(plan.partition.n)),
       index(tileN));
-  Value aBase = descriptor(partAddress(gemm.getA(), plan.a, aKMajor, rows),
-                           plan.a, aKMajor);
+  Value aBase;
+  if (plan.a)
+    aBase = descriptor(partAddress(gemm.getA(), *plan.a, aKMajor, rows),
+                       *plan.a, aKMajor);
   Value bBase = descriptor(partAddress(gemm.getB(), plan.b, bKMajor, cols),
                            plan.b, bKMajor);
 
@@ -259,6 +323,21 @@ void WgmmaEmitter::emit(Value tid, Value cRegs) {
     }
     acc.push_back(value);
   }
+  // A in registers: step ki's 16 columns are slots 8 ki to 8 ki + 7 of the
+  // thread's row band, in pairs; all packed before the fence, so that no
+  // register wgmma reads is written after it.
+  SmallVector<Value> aPairs;
+  if (aRegs) {
+    auto pair = VectorType::get({2}, elementType);
+    for (int64_t slot = 0; slot < kSteps * 8; slot += 2) {
+      SmallVector<Value> halves;
+      for (int64_t h = 0; h < 2; ++h)
+        halves.push_back(
+            memref::LoadOp::create(b, loc, aRegs, ValueRange{index(slot + h)}));
+      Value packed = vector::FromElementsOp::create(b, loc, pair, halves);
+      aPairs.push_back(LLVM::BitcastOp::create(b, loc, b.getI32Type(), packed));
+    }
+  }
   for (Value &value : acc)
     value = pinRegisters(value);
   NVVM::WgmmaFenceAlignedOp::create(b, loc);
@@ -275,13 +354,24 @@ void WgmmaEmitter::emit(Value tid, Value cRegs) {
     NVVM::WGMMAScaleOut scaleD = gemm.getClearAccum() && ki == 0
                                      ? NVVM::WGMMAScaleOut::zero
                                      : NVVM::WGMMAScaleOut::one;
+    ArrayRef<Value> aWords;
+    if (aRegs)
+      aWords = ArrayRef<Value>(aPairs).slice(ki * 4, 4);
     for (int64_t mi = 0; mi < mInst; ++mi) {
-      int64_t aOffset = tileOffset(plan.a, aKMajor, mi * 64, ki * depth);
-      Value descA = arith::AddIOp::create(b, loc, aBase, i64(aOffset >> 4));
+      Value descA;
+      if (plan.a)
+        descA = arith::AddIOp::create(
+            b, loc, aBase,
+            i64(tileOffset(*plan.a, aKMajor, mi * 64, ki * depth) >> 4));
       for (int64_t nj = 0; nj < nInst; ++nj) {
         int64_t bOffset = tileOffset(plan.b, bKMajor, nj * instN, ki * depth);
         Value descB = arith::AddIOp::create(b, loc, bBase, i64(bOffset >> 4));
         Value &value = acc[mi * nInst + nj];
+        if (aRegs) {
+          value = registerAWgmma(value, aWords, descB,
+                                 scaleD == NVVM::WGMMAScaleOut::zero);
+          continue;
+        }
         value = NVVM::WgmmaMmaAsyncOp::create(
             b, loc, structType, value, descA, descB, shape, type, type,
             accumulator, scaleD, NVVM::WGMMAScaleIn::one,
@@ -304,6 +394,7 @@ void WgmmaEmitter::emit(Value tid, Value cRegs) {
 } // namespace
 
 void tilec::tile::emitWgmmaGemm(OpBuilder &b, GemmOp gemm,
-                                const WgmmaPlan &plan, Value tid, Value cRegs) {
-  WgmmaEmitter(b, gemm, plan).emit(tid, cRegs);
+                                const WgmmaPlan &plan, Value tid, Value cRegs,
+                                Value aRegs) {
+  WgmmaEmitter(b, gemm, plan).emit(tid, cRegs, aRegs);
 }
