@@ -85,7 +85,10 @@ static LogicalResult addDevicePipeline(PassManager &pm,
   std::string opt = std::to_string(options.optLevel);
   if (target.isNVIDIA()) {
     lower = "tilec-convert-gpu-to-nvvm{index-bitwidth=32}";
+    // LLVM defaults sm_90 to PTX 7.8, which lacks the scoped mbarrier and
+    // bulk tensor copy forms that TMA pipelines use; sm_90a starts at 8.0.
     attach = "nvvm-attach-target{chip=" + target.name.str() + " O=" + opt +
+             (target.hasTma ? " features=+ptx80" : "") +
              (options.fastMath ? " fast=1 ftz=1" : "") + "}";
   } else {
     lower = "convert-gpu-to-rocdl{chipset=" + target.name.str() +

@@ -182,6 +182,8 @@ struct KernelNames {
   std::string function, grid, dims, args, err;
   /// The tensor maps, and the locals that describe one to the encoder.
   std::string maps, mapDims, mapStrides, mapBox, mapSteps;
+  /// The loaded image, in a header with several.
+  std::string image;
 };
 
 class HeaderWriter {
@@ -209,9 +211,36 @@ private:
   void writeCache();
   void writeLoadUnload();
   void writeKernel(const KernelInfo &kernel, unsigned index);
-  void writeTensorMaps(const KernelInfo &kernel, const KernelNames &names);
+  /// Writes the encoding of `kernel`'s tensor maps to `os` (the header, or
+  /// a block of it).
+  void writeTensorMaps(const KernelInfo &kernel, const KernelNames &names,
+                       raw_ostream &os);
   bool usesTensorMaps() const;
-  void writeKernelComment(const KernelInfo &kernel, const KernelNames &names);
+  /// Kernel `kernel` as image `image` launches it.
+  const KernelInfo &launchOf(size_t kernel, size_t image) const {
+    const std::vector<KernelInfo> &own = module.images[image].kernels;
+    return own.empty() ? module.kernels[kernel] : own[kernel];
+  }
+  /// Whether some image launches kernel `kernel` differently from another.
+  bool varies(size_t kernel) const {
+    for (size_t i = 1; i < module.images.size(); ++i)
+      if (!(launchOf(kernel, i) == launchOf(kernel, 0)))
+        return true;
+    return false;
+  }
+  /// Whether the loaded image decides how some kernel launches.
+  bool anyVaries() const {
+    for (size_t k = 0; k < module.kernels.size(); ++k)
+      if (varies(k))
+        return true;
+    return false;
+  }
+  /// A C expression of `value(image)` for the loaded image `index`: the
+  /// value itself when all images agree.
+  std::string perImage(StringRef index,
+                       function_ref<int64_t(size_t)> value) const;
+  void writeKernelComment(const KernelInfo &kernel, unsigned index,
+                          const KernelNames &names);
 
   KernelNames nameKernel(const KernelInfo &kernel) const;
   bool isReservedParamName(StringRef name, const KernelInfo &kernel) const;
@@ -386,13 +415,14 @@ static bool parseComputeCapability(StringRef arch, int &major, int &minor,
 
 void HeaderWriter::writeImageChoice() {
   StringRef r = api.result, ok = api.success;
-  os << "/* The image for the current device: an exact match first, then "
+  os << "/* The image for the current device, and its index: an exact match "
+        "first, then "
      << (hip ? "none."
              : "a cubin for\n * an older GPU of the same "
                "generation, then PTX for an older GPU.")
      << " */\n";
   os << "static inline " << r << " " << prefix
-     << "_image_(const void **image) {\n";
+     << "_image_(const void **image,\n    unsigned *index) {\n";
   if (hip) {
     os << "  int device;\n";
     os << "  hipDeviceProp_t properties;\n";
@@ -412,6 +442,7 @@ void HeaderWriter::writeImageChoice() {
          << "] == '\\0' || properties.gcnArchName[" << length
          << "] == ':')) {\n";
       os << "    *image = " << imageName(index) << ";\n";
+      os << "    *index = " << index << ";\n";
       os << "    return hipSuccess;\n";
       os << "  }\n";
     }
@@ -459,6 +490,7 @@ void HeaderWriter::writeImageChoice() {
     else
       os << "  if (major * 10 + minor >= " << c.major * 10 + c.minor << ") {\n";
     os << "    *image = " << imageName(c.index) << ";\n";
+    os << "    *index = " << c.index << ";\n";
     os << "    return CUDA_SUCCESS;\n";
     os << "  }\n";
   }
@@ -467,9 +499,28 @@ void HeaderWriter::writeImageChoice() {
 }
 
 bool HeaderWriter::usesTensorMaps() const {
-  return !hip && any_of(module.kernels, [](const KernelInfo &kernel) {
-    return !kernel.tensorMaps.empty();
-  });
+  if (hip)
+    return false;
+  for (size_t k = 0; k < module.kernels.size(); ++k)
+    for (size_t i = 0; i < module.images.size(); ++i)
+      if (!launchOf(k, i).tensorMaps.empty())
+        return true;
+  return false;
+}
+
+std::string HeaderWriter::perImage(StringRef index,
+                                   function_ref<int64_t(size_t)> value) const {
+  size_t last = module.images.size() - 1;
+  bool uniform = true;
+  for (size_t i = 0; i < last; ++i)
+    uniform = uniform && value(i) == value(last);
+  if (uniform)
+    return std::to_string(value(last));
+  std::string text = std::to_string(value(last));
+  for (size_t i = last; i-- > 0;)
+    text = "(" + index.str() + " == " + std::to_string(i) + " ? " +
+           std::to_string(value(i)) + " : " + text + ")";
+  return text;
 }
 
 void HeaderWriter::writeCache() {
@@ -504,6 +555,8 @@ void HeaderWriter::writeCache() {
     os << "  unsigned long long context_id;\n";
   }
   os << "  " << api.module << " module;\n";
+  if (module.images.size() > 1)
+    os << "  /* Which image was loaded. */\n  unsigned image;\n";
   if (numKernels)
     os << "  " << api.function << " functions[" << numKernels << "];\n";
   os << "};\n";
@@ -566,7 +619,7 @@ void HeaderWriter::writeLoadUnload() {
   os << keyDecl;
   os << "  " << api.module << " module;\n";
   if (module.images.size() > 1)
-    os << "  const void *image;\n";
+    os << "  const void *image;\n  unsigned index;\n";
   os << "  unsigned i;\n";
   os << "  " << r << " err = " << prefix << "_current_(" << keyArgs << ");\n";
   os << "  if (err != " << ok << ")\n";
@@ -593,8 +646,29 @@ void HeaderWriter::writeLoadUnload() {
   os << "  if (i == " << macroPrefix << "_MAX_CONTEXTS)\n";
   os << "    return " << api.outOfMemory << ";\n";
   os << "  entry = &" << cache << "[i];\n";
+  if (module.images.size() > 1) {
+    os << "  err = " << prefix << "_image_(&image, &index);\n";
+    os << "  if (err != " << ok << ")\n";
+    os << "    return err;\n";
+  }
   if (usesTensorMaps()) {
-    os << "  if (" << prefix << "_encode_tiled_ == NULL) {\n";
+    // Only the images with tensor maps need the encoder, so that an image
+    // without them loads on a driver that lacks it.
+    std::string needed;
+    if (module.images.size() > 1) {
+      SmallVector<std::string> users;
+      for (size_t i = 0; i < module.images.size(); ++i)
+        for (size_t k = 0; k < module.kernels.size(); ++k)
+          if (!launchOf(k, i).tensorMaps.empty()) {
+            users.push_back("index == " + std::to_string(i));
+            break;
+          }
+      if (users.size() < module.images.size())
+        needed =
+            (users.size() == 1 ? users[0] : "(" + join(users, " || ") + ")") +
+            " && ";
+    }
+    os << "  if (" << needed << prefix << "_encode_tiled_ == NULL) {\n";
     os << "    CUdriverProcAddressQueryResult found;\n";
     os << "    err = cuGetProcAddress(\"cuTensorMapEncodeTiled\",\n"
        << "                           (void **)&" << prefix
@@ -609,14 +683,10 @@ void HeaderWriter::writeLoadUnload() {
     os << "    }\n";
     os << "  }\n";
   }
-  if (module.images.size() > 1) {
-    os << "  err = " << prefix << "_image_(&image);\n";
-    os << "  if (err != " << ok << ")\n";
-    os << "    return err;\n";
+  if (module.images.size() > 1)
     os << "  err = " << api.loadData << "(&module, image);\n";
-  } else {
+  else
     os << "  err = " << api.loadData << "(&module, " << imageName(0) << ");\n";
-  }
   os << "  if (err != " << ok << ")\n";
   os << "    return err;\n";
   for (auto [index, kernel] : enumerate(module.kernels)) {
@@ -627,21 +697,27 @@ void HeaderWriter::writeLoadUnload() {
        << "], module, \"" << kernel.name << "\");\n";
     // Static shared memory counts against the default too (ptxas gives
     // the dynamic-memory symbol a byte), so the opt-in starts a KiB early.
-    if (kernel.sharedMemoryBytes + 1024 <= defaultSharedMemoryLimit)
+    int64_t most = 0;
+    for (size_t i = 0; i < module.images.size(); ++i)
+      most = std::max(most, launchOf(index, i).sharedMemoryBytes);
+    if (most + 1024 <= defaultSharedMemoryLimit)
       continue;
     if (hip) {
       // Module functions have no attribute setter in HIP, and AMD GPUs
       // need no opt-in for large LDS allocations.
       continue;
     }
-    os << "  /* " << kernel.sharedMemoryBytes
+    std::string bytes = perImage("index", [&](size_t i) {
+      return launchOf(index, i).sharedMemoryBytes;
+    });
+    os << "  /* " << (varies(index) ? "Up to " : "") << most
        << " bytes of dynamic shared memory: more than the 48 KiB "
           "default allows. */\n";
     os << "  if (err == " << ok << ")\n";
     os << "    err = cuFuncSetAttribute(entry->functions[" << index << "],\n";
     os << "                             "
           "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,\n";
-    os << "                             " << kernel.sharedMemoryBytes << ");\n";
+    os << "                             " << bytes << ");\n";
   }
   if (!module.kernels.empty()) {
     os << "  if (err != " << ok << ") {\n";
@@ -652,6 +728,8 @@ void HeaderWriter::writeLoadUnload() {
     os << "  }\n";
   }
   os << keyStore;
+  if (module.images.size() > 1)
+    os << "  entry->image = index;\n";
   os << "  entry->module = module;\n";
   os << "  if (i == " << size << ")\n";
   os << "    ++" << size << ";\n";
@@ -704,17 +782,23 @@ void HeaderWriter::writeLoadUnload() {
   if (module.kernels.empty())
     return;
   // <prefix>_function_: what the launch functions call.
+  bool multi = module.images.size() > 1;
   os << "/* Kernel `index` of the module in the current "
      << (hip ? "device" : "context") << ", loading the module\n"
-     << " * first if needed. */\n";
+     << " * first if needed" << (multi ? "; and which image is loaded" : "")
+     << ". */\n";
   os << "static inline " << r << " " << prefix << "_function_(unsigned index,\n"
-     << "    " << api.function << " *function) {\n";
+     << "    " << api.function << " *function"
+     << (multi ? ", unsigned *image" : "") << ") {\n";
   os << "  struct " << prefix << "_entry_ *entry = NULL;\n";
   os << "  " << r << " err;\n";
   os << "  " << prefix << "_lock_();\n";
   os << "  err = " << prefix << "_load_locked_(&entry);\n";
-  os << "  if (err == " << ok << ")\n";
+  os << "  if (err == " << ok << ") {\n";
   os << "    *function = entry->functions[index];\n";
+  if (multi)
+    os << "    *image = entry->image;\n";
+  os << "  }\n";
   os << "  " << prefix << "_unlock_();\n";
   os << "  return err;\n";
   os << "}\n\n";
@@ -777,13 +861,20 @@ KernelNames HeaderWriter::nameKernel(const KernelInfo &kernel) const {
   names.dims = local("dims");
   names.args = local("args");
   names.err = local("err");
-  if (!kernel.tensorMaps.empty()) {
+  // Tensor maps in any image; the loaded image, with several.
+  bool maps = false;
+  for (const ImageInfo &image : module.images)
+    for (const KernelInfo &launch : image.kernels)
+      maps = maps || (launch.name == kernel.name && !launch.tensorMaps.empty());
+  if (maps || !kernel.tensorMaps.empty()) {
     names.maps = local("maps");
     names.mapDims = local("map_dims");
     names.mapStrides = local("map_strides");
     names.mapBox = local("map_box");
     names.mapSteps = local("map_steps");
   }
+  if (module.images.size() > 1)
+    names.image = local("image");
   return names;
 }
 
@@ -806,7 +897,7 @@ static std::string shapeText(const KernelParamInfo &param,
   return text + "]";
 }
 
-void HeaderWriter::writeKernelComment(const KernelInfo &kernel,
+void HeaderWriter::writeKernelComment(const KernelInfo &kernel, unsigned index,
                                       const KernelNames &names) {
   os << "/*\n * " << kernel.name << "\n";
   for (auto [i, param] : enumerate(kernel.params)) {
@@ -830,9 +921,27 @@ void HeaderWriter::writeKernelComment(const KernelInfo &kernel,
   for (int d = 0; d < 3; ++d)
     os << (d ? ", " : "")
        << commentText(renameIdentifiers(kernel.grid[d], names.byTileName));
-  os << ")\n * block (" << kernel.threads[0] << ", " << kernel.threads[1]
-     << ", " << kernel.threads[2] << "), " << kernel.sharedMemoryBytes
-     << " bytes of dynamic shared memory\n */\n";
+  os << ")\n";
+  auto block = [&](const KernelInfo &launch) {
+    os << "block (" << launch.threads[0] << ", " << launch.threads[1] << ", "
+       << launch.threads[2] << "), " << launch.sharedMemoryBytes
+       << " bytes of dynamic shared memory";
+    if (!launch.tensorMaps.empty())
+      os << ", " << launch.tensorMaps.size() << " tensor map"
+         << (launch.tensorMaps.size() == 1 ? "" : "s");
+  };
+  if (!varies(index)) {
+    os << " * ";
+    block(kernel);
+    os << "\n */\n";
+    return;
+  }
+  for (auto [i, image] : enumerate(module.images)) {
+    os << " * on " << commentText(image.arch) << ": ";
+    block(launchOf(index, i));
+    os << "\n";
+  }
+  os << " */\n";
 }
 
 void HeaderWriter::writeKernel(const KernelInfo &kernel, unsigned index) {
@@ -847,13 +956,17 @@ void HeaderWriter::writeKernel(const KernelInfo &kernel, unsigned index) {
     return param.kind == KernelParamInfo::Kind::Dim;
   });
 
-  writeKernelComment(kernel, names);
+  writeKernelComment(kernel, index, names);
+  // The launch's macros, where every image launches alike.
+  bool variant = varies(index);
   std::string macro = StringRef(kernel.name).upper();
-  os << "#define " << macro << "_THREADS_X " << kernel.threads[0] << "\n";
-  os << "#define " << macro << "_THREADS_Y " << kernel.threads[1] << "\n";
-  os << "#define " << macro << "_THREADS_Z " << kernel.threads[2] << "\n";
-  os << "#define " << macro << "_SHARED_MEMORY_BYTES "
-     << kernel.sharedMemoryBytes << "\n";
+  if (!variant) {
+    os << "#define " << macro << "_THREADS_X " << kernel.threads[0] << "\n";
+    os << "#define " << macro << "_THREADS_Y " << kernel.threads[1] << "\n";
+    os << "#define " << macro << "_THREADS_Z " << kernel.threads[2] << "\n";
+    os << "#define " << macro << "_SHARED_MEMORY_BYTES "
+       << kernel.sharedMemoryBytes << "\n";
+  }
 
   // The signature, wrapped at 80 columns.
   SmallVector<std::string> declarations = {api.stream.str() + " stream"};
@@ -891,12 +1004,17 @@ void HeaderWriter::writeKernel(const KernelInfo &kernel, unsigned index) {
   os << "  int64_t " << names.grid << "[3];\n";
   if (numDims)
     os << "  int32_t " << names.dims << "[" << numDims << "];\n";
-  size_t numArgs = params.size() + kernel.tensorMaps.size();
+  size_t numMaps = 0;
+  for (size_t i = 0; i < module.images.size(); ++i)
+    numMaps = std::max(numMaps, launchOf(index, i).tensorMaps.size());
+  size_t numArgs = params.size() + numMaps;
   if (numArgs)
     os << "  void *" << names.args << "[" << numArgs << "];\n";
-  if (!kernel.tensorMaps.empty())
-    os << "  CUtensorMap " << names.maps << "[" << kernel.tensorMaps.size()
-       << "];\n";
+  if (numMaps)
+    os << "  CUtensorMap " << names.maps << "[" << numMaps << "];\n";
+  bool multi = module.images.size() > 1;
+  if (multi)
+    os << "  unsigned " << names.image << ";\n";
   os << "  " << api.result << " " << names.err << ";\n";
 
   // Pointers.
@@ -988,10 +1106,32 @@ void HeaderWriter::writeKernel(const KernelInfo &kernel, unsigned index) {
 
   // Load on first use, pack the arguments, launch.
   os << "  " << names.err << " = " << prefix << "_function_(" << index << ", &"
-     << names.function << ");\n";
+     << names.function << (multi ? ", &" + names.image : std::string())
+     << ");\n";
   os << "  if (" << names.err << " != " << api.success << ")\n";
   os << "    return " << names.err << ";\n";
-  writeTensorMaps(kernel, names);
+  if (!variant) {
+    writeTensorMaps(kernel, names, os);
+  } else {
+    // Each image's own tensor maps, for images that take some.
+    for (size_t i = 0; i < module.images.size(); ++i) {
+      const KernelInfo &launch = launchOf(index, i);
+      if (launch.tensorMaps.empty())
+        continue;
+      os << "  if (" << names.image << " == " << i << ") {\n";
+      std::string text;
+      raw_string_ostream block(text);
+      writeTensorMaps(launch, names, block);
+      for (size_t j = 0; j < launch.tensorMaps.size(); ++j)
+        block << "  " << names.args << "[" << params.size() + j << "] = &"
+              << names.maps << "[" << j << "];\n";
+      SmallVector<StringRef> lines;
+      StringRef(text).rtrim('\n').split(lines, '\n');
+      for (StringRef line : lines)
+        os << "  " << line << "\n";
+      os << "  }\n";
+    }
+  }
   size_t dim = 0;
   for (size_t i = 0; i < params.size(); ++i) {
     if (!isDim(i))
@@ -1008,16 +1148,25 @@ void HeaderWriter::writeKernel(const KernelInfo &kernel, unsigned index) {
       os << names.params[i];
     os << ";\n";
   }
-  for (size_t j = 0; j < kernel.tensorMaps.size(); ++j)
-    os << "  " << names.args << "[" << params.size() + j << "] = &"
-       << names.maps << "[" << j << "];\n";
+  if (!variant)
+    for (size_t j = 0; j < kernel.tensorMaps.size(); ++j)
+      os << "  " << names.args << "[" << params.size() + j << "] = &"
+         << names.maps << "[" << j << "];\n";
+  auto launchValue = [&](function_ref<int64_t(const KernelInfo &)> get) {
+    return perImage(names.image,
+                    [&](size_t i) { return get(launchOf(index, i)); });
+  };
   os << "  return " << api.launchKernel << "(\n";
   os << "      " << names.function << ", (unsigned)" << names.grid
      << "[0], (unsigned)" << names.grid << "[1], (unsigned)" << names.grid
      << "[2],\n";
-  os << "      " << kernel.threads[0] << ", " << kernel.threads[1] << ", "
-     << kernel.threads[2] << ", " << kernel.sharedMemoryBytes << ", stream, "
-     << (numArgs ? names.args : std::string("NULL")) << ", NULL);\n";
+  os << "      "
+     << launchValue([](const KernelInfo &k) { return k.threads[0]; }) << ", "
+     << launchValue([](const KernelInfo &k) { return k.threads[1]; }) << ", "
+     << launchValue([](const KernelInfo &k) { return k.threads[2]; }) << ", "
+     << launchValue([](const KernelInfo &k) { return k.sharedMemoryBytes; })
+     << ", stream, " << (numArgs ? names.args : std::string("NULL"))
+     << ", NULL);\n";
   os << "}\n\n";
 }
 
@@ -1025,7 +1174,7 @@ void HeaderWriter::writeKernel(const KernelInfo &kernel, unsigned index) {
 /// The compiler only maps tensors whose strides TMA takes; the strides that
 /// depend on run-time extents are checked here.
 void HeaderWriter::writeTensorMaps(const KernelInfo &kernel,
-                                   const KernelNames &names) {
+                                   const KernelNames &names, raw_ostream &os) {
   static const char *const swizzles[] = {
       "CU_TENSOR_MAP_SWIZZLE_NONE", "CU_TENSOR_MAP_SWIZZLE_32B",
       "CU_TENSOR_MAP_SWIZZLE_64B", "CU_TENSOR_MAP_SWIZZLE_128B"};

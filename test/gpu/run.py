@@ -136,6 +136,14 @@ def configs():
                 extra.update(block_M=128, block_N=256)
             gemm_cases.append((384, 512, k, False, False, "float16", "float16",
                                extra, [] if ws else ["--no-warp-specialize"]))
+    # The sm_80 path on the same GPU: mma.sync, cp.async, or both.
+    gemm_cases += [
+        (1000, 1000, 1000, False, False, "float16", "float16", {},
+         ["--no-wgmma", "--no-tma"]),
+        (999, 1001, 520, False, True, "bfloat16", "float32", {},
+         ["--no-wgmma"]),
+        (200, 136, 72, True, False, "float16", "float16", {}, ["--no-tma"]),
+    ]
     for m, n, k, ta, tb, ind, outd, extra, *flags in gemm_cases:
         order = ("T" if ta else "N") + ("T" if tb else "N")
         name = f"mma_{ind}_{order}_{m}x{n}x{k}"
@@ -156,6 +164,15 @@ def configs():
                                    for f in tilec_flags)
         out.append((name, kernel("gemm"), defines, "MMA", macros,
                     tilec_flags, "gemm.cpp", ["-lcublas", "-lcudart"]))
+    # One header for an older and a Hopper target, which launch the GEMM
+    # differently (tensor maps, shared memory): the H200 takes the second.
+    for archs in ["sm_80,sm_90a", "sm_80,sm_90"]:
+        m, n, k = 1000, 1000, 1000
+        out.append((f"multiarch_gemm_{archs.replace(',', '_')}", kernel("gemm"),
+                    {"M": m, "N": n, "K": k}, "MMA",
+                    {"M": m, "N": n, "K": k, "TRANS_A": 0, "TRANS_B": 0,
+                     "IN_KIND": 0, "ACC_F16": 0, "OUT_KIND": 0},
+                    ["--arch", archs], "gemm.cpp", ["-lcublas", "-lcudart"]))
     out.append(("control", kernel("control"), {}, "CONTROL", {}))
     return out
 

@@ -141,18 +141,30 @@ static mlir::LogicalResult compileForTargets(
     mlir::FailureOr<std::string> object = getCompiledObject(*copy);
     if (mlir::failed(object))
       return mlir::failure();
+    // Each target may launch the kernels its own way (block, shared memory,
+    // tensor maps); what the caller passes must not differ.
+    auto sameInterface = [](const KernelInfo &a, const KernelInfo &b) {
+      return a.name == b.name && a.params == b.params &&
+             a.grid[0] == b.grid[0] && a.grid[1] == b.grid[1] &&
+             a.grid[2] == b.grid[2];
+    };
     if (!combined) {
-      combined = std::move(*info);
-    } else if (combined->kernels != info->kernels) {
+      combined = *info;
+    } else if (combined->kernels.size() != info->kernels.size() ||
+               !llvm::all_of(
+                   llvm::zip(combined->kernels, info->kernels), [&](auto pair) {
+                     return sameInterface(std::get<0>(pair), std::get<1>(pair));
+                   })) {
       return mlir::emitError(module.getLoc())
              << "the kernels compiled for " << combined->getArchList()
              << " and for " << options.target->name
-             << " launch differently (parameters, grid, block or shared "
-                "memory); compile them to separate headers";
+             << " take different parameters or grids; compile them to "
+                "separate headers";
     }
-    combined->images.push_back(
-        {options.target->name.str(),
-         std::vector<uint8_t>(object->begin(), object->end())});
+    ImageInfo image{options.target->name.str(),
+                    std::vector<uint8_t>(object->begin(), object->end())};
+    image.kernels = info->kernels;
+    combined->images.push_back(std::move(image));
   }
   writeHeader(*combined, os);
   return mlir::success();

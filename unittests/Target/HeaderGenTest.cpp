@@ -273,7 +273,7 @@ TEST(HeaderGenTest, LaunchSignaturesFollowDeclarationOrder) {
   EXPECT_TRUE(contains(text, " *   m: dynamic extent in [1, INT32_MAX]\n"));
   EXPECT_TRUE(contains(text, " * grid  ((n + 127) / 128, (m + 127) / 128, 1)\n"
                              " * block (128, 1, 1), 98304 bytes of dynamic "
-                             "shared memory\n"));
+                             "shared memory, 2 tensor maps\n"));
   EXPECT_TRUE(contains(text, "#define GEMM_MAIN_THREADS_X 128\n"
                              "#define GEMM_MAIN_THREADS_Y 1\n"
                              "#define GEMM_MAIN_THREADS_Z 1\n"
@@ -460,9 +460,15 @@ ModuleInfo makeMultiTargetModule(Runtime runtime) {
   module.prefix = "multi";
   module.images.clear();
   if (runtime == Runtime::CUDA) {
-    module.images.push_back({"sm_80", {0x7f, 'E', 'L', 'F', 80}});
-    module.images.push_back({"sm_90a", {0x7f, 'E', 'L', 'F', 90}});
-    module.images.push_back({"sm_80", {'.', 'v', 0}, /*isPTX=*/true});
+    // The sm_80 images launch the GEMM without tensor maps, in less shared
+    // memory, than the sm_90a one.
+    std::vector<KernelInfo> sm80 = module.kernels;
+    sm80[0].tensorMaps.clear();
+    sm80[0].sharedMemoryBytes = 65536;
+    module.images.push_back({"sm_80", {0x7f, 'E', 'L', 'F', 80}, false, sm80});
+    module.images.push_back(
+        {"sm_90a", {0x7f, 'E', 'L', 'F', 90}, false, module.kernels});
+    module.images.push_back({"sm_80", {'.', 'v', 0}, /*isPTX=*/true, sm80});
   } else {
     module.images.push_back({"gfx90a", {0x7f, 'E', 'L', 'F', 1}});
     module.images.push_back({"gfx942", {0x7f, 'E', 'L', 'F', 2}});
@@ -487,8 +493,31 @@ TEST(HeaderGenTest, SeveralTargetsPickTheDevicesBinary) {
   EXPECT_LT(exact, generation);
   EXPECT_LT(generation, ptx);
   EXPECT_TRUE(contains(text, "return CUDA_ERROR_NO_BINARY_FOR_GPU;"));
-  EXPECT_TRUE(contains(text, "err = multi_image_(&image);"));
+  EXPECT_TRUE(contains(text, "err = multi_image_(&image, &index);"));
   EXPECT_TRUE(contains(text, "cuModuleLoadData(&module, image)"));
+  EXPECT_TRUE(contains(text, "  entry->image = index;\n"));
+
+  // The GEMM launches as the loaded image says: its tensor maps only with
+  // the sm_90a binary, the shared memory per image, and no launch macros,
+  // which would hold for one image only.
+  EXPECT_TRUE(contains(render(makeMultiTargetModule(Runtime::CUDA)),
+                       "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,\n"
+                       "                             (index == 0 ? 65536 : "
+                       "(index == 1 ? 98304 : 65536)));"));
+  EXPECT_FALSE(StringRef(text).contains("GEMM_MAIN_THREADS_X"));
+  EXPECT_TRUE(contains(text, "#define SCALE_THREADS_X 8\n"));
+  size_t begin = position(text, "static inline CUresult gemm_main_launch(");
+  size_t end = position(text, "static inline CUresult scale_launch(");
+  std::string body = text.substr(begin, end - begin);
+  EXPECT_TRUE(contains(body, "err = multi_function_(0, &function, &image);"));
+  EXPECT_TRUE(contains(body, "  if (image == 1) {\n"
+                             "    /* Tensor map 0: A in boxes of [128, 64]"));
+  EXPECT_TRUE(contains(body, "    args[6] = &maps[0];\n"
+                             "    args[7] = &maps[1];\n  }\n"));
+  EXPECT_TRUE(contains(body, "128, 1, 1, (image == 0 ? 65536 : (image == 1 ? "
+                             "98304 : 65536)), stream, args, NULL);"));
+  EXPECT_TRUE(contains(text, " * on sm_90a: block (128, 1, 1), 98304 bytes of "
+                             "dynamic shared memory, 2 tensor maps\n"));
 
   std::string hip = joinWrapped(render(makeMultiTargetModule(Runtime::HIP)));
   EXPECT_TRUE(contains(hip, "#include <string.h>"));

@@ -103,6 +103,11 @@ struct ImageInfo {
   /// `bytes` is PTX text, which the CUDA driver compiles for the GPU it
   /// runs on when the module is loaded.
   bool isPTX = false;
+  /// How this image launches the module's kernels, in their order, where
+  /// targets differ in block size, shared memory or tensor maps (a Hopper
+  /// image beside an sm_80 one); empty: as ModuleInfo::kernels says. The
+  /// names, parameters and grids are the module's.
+  std::vector<KernelInfo> kernels;
 };
 
 struct ModuleInfo {

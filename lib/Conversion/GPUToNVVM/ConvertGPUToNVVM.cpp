@@ -95,7 +95,13 @@ struct ConvertGPUToNVVMPass
 
     // NVVM ops without an LLVM intrinsic (wgmma, mbarrier waits) become
     // their inline PTX.
-    {
+    bool needsPtx = module
+                        .walk([](NVVM::BasicPtxBuilderInterface op) {
+                          return op.hasIntrinsic() ? WalkResult::advance()
+                                                   : WalkResult::interrupt();
+                        })
+                        .wasInterrupted();
+    if (needsPtx) {
       RewritePatternSet ptx(context);
       populateNVVMToLLVMConversionPatterns(ptx);
       if (failed(applyPatternsGreedily(module, std::move(ptx))))

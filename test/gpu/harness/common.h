@@ -126,14 +126,15 @@ inline std::vector<float> roundHalf(const std::vector<float> &values) {
 
 /// Compares `got` with `want` elementwise: |got - want| <= atol + rtol *
 /// |want|. Prints one PASS or FAIL line and returns whether it passed.
+/// Compares with a tolerance of each element's own, `tolerance[i]`.
 inline bool compare(const std::string &name, const std::vector<double> &got,
-                    const std::vector<double> &want, double atol, double rtol,
-                    uint64_t seed) {
+                    const std::vector<double> &want,
+                    const std::vector<double> &tolerance, uint64_t seed) {
   size_t bad = 0, first = 0;
   double maxErr = 0;
   for (size_t i = 0; i < want.size(); ++i) {
     double err = std::fabs(got[i] - want[i]);
-    bool ok = err <= atol + rtol * std::fabs(want[i]) && !std::isnan(got[i]);
+    bool ok = err <= tolerance[i] && !std::isnan(got[i]);
     if (!std::isnan(err))
       maxErr = std::max(maxErr, err);
     if (!ok && bad++ == 0)
@@ -149,6 +150,15 @@ inline bool compare(const std::string &name, const std::vector<double> &got,
               name.c_str(), bad, want.size(), first, got[first], want[first],
               (unsigned long long)seed);
   return false;
+}
+
+inline bool compare(const std::string &name, const std::vector<double> &got,
+                    const std::vector<double> &want, double atol, double rtol,
+                    uint64_t seed) {
+  std::vector<double> tolerance(want.size());
+  for (size_t i = 0; i < want.size(); ++i)
+    tolerance[i] = atol + rtol * std::fabs(want[i]);
+  return compare(name, got, want, tolerance, seed);
 }
 
 #endif // TILEC_TEST_GPU_COMMON_H

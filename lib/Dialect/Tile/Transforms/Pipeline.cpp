@@ -204,8 +204,13 @@ private:
   /// `k < upper bound`: as one cp.async group, or as bulk copies on the
   /// stage's mbarrier, armed with their bytes.
   void issue(OpBuilder &b, Location loc, Value k, Value stage);
-  /// The shared-memory pointer of mbarrier `stage`.
-  Value barrierPointer(OpBuilder &b, Location loc, Value stage);
+  /// Clones the producers for iteration `k` into stage `stage`, as async
+  /// copies, completing on `barrier[stage]` when `barrier` is given.
+  void cloneProducers(OpBuilder &b, Location loc, Value k, Value stage,
+                      Value barrier);
+  /// Arms `barrier[stage]` with the bytes of one stage of the producers'
+  /// copies.
+  void armStage(OpBuilder &b, Location loc, Value barrier, Value stage);
 
   PipelinedOp loop;
   int64_t stages;
@@ -219,10 +224,43 @@ private:
   Value barriers, firstThread;
 };
 
-Value LoopPipeliner::barrierPointer(OpBuilder &b, Location loc, Value stage) {
+/// The shared-memory pointer of mbarrier `stage` of `barriers`.
+Value barrierPointer(OpBuilder &b, Location loc, Value barriers, Value stage) {
   Value offset = arith::MulIOp::create(
       b, loc, stage, arith::ConstantIndexOp::create(b, loc, 8));
   return emitSharedPointer(b, loc, barriers, offset);
+}
+
+void LoopPipeliner::cloneProducers(OpBuilder &b, Location loc, Value k,
+                                   Value stage, Value barrier) {
+  for (Producer &producer : producers) {
+    IRMapping mapping;
+    mapping.map(loop.getInductionVar(), k);
+    mapping.map(producer.buffer.getResult(),
+                stageView(b, loc, multiBuffers.lookup(producer.buffer), stage));
+    for (Operation *op : producer.slice)
+      b.clone(*op, mapping);
+    auto copy = cast<CopyOp>(b.clone(*producer.copy, mapping));
+    copy.setAsync(true);
+    if (barrier) {
+      copy.getBarrierMutable().assign(barrier);
+      copy.getBarrierIndexMutable().assign(stage);
+    }
+  }
+}
+
+void LoopPipeliner::armStage(OpBuilder &b, Location loc, Value barrier,
+                             Value stage) {
+  int64_t bytes = 0;
+  for (Producer &producer : producers) {
+    MemRefType type = producer.buffer.getType();
+    bytes += type.getNumElements() * type.getElementTypeBitWidth() / 8;
+  }
+  NVVM::MBarrierArriveExpectTxOp::create(
+      b, loc, /*res=*/Type(), barrierPointer(b, loc, barrier, stage),
+      arith::ConstantIntOp::create(b, loc, bytes, 32),
+      NVVM::MemScopeKindAttr::get(b.getContext(), NVVM::MemScopeKind::CTA),
+      b.getBoolAttr(false), /*predicate=*/Value());
 }
 
 void LoopPipeliner::issue(OpBuilder &b, Location loc, Value k, Value stage) {
@@ -234,34 +272,11 @@ void LoopPipeliner::issue(OpBuilder &b, Location loc, Value k, Value stage) {
     b.setInsertionPointToStart(&ifOp.getThenRegion().front());
     if (tma) {
       // The stage's bytes are what its barrier waits for, then.
-      int64_t bytes = 0;
-      for (Producer &producer : producers) {
-        MemRefType type = producer.buffer.getType();
-        bytes += type.getNumElements() * type.getElementTypeBitWidth() / 8;
-      }
       auto arm = scf::IfOp::create(b, loc, firstThread, false);
       OpBuilder ab = OpBuilder::atBlockBegin(&arm.getThenRegion().front());
-      NVVM::MBarrierArriveExpectTxOp::create(
-          ab, loc, /*res=*/Type(), barrierPointer(ab, loc, stage),
-          arith::ConstantIntOp::create(ab, loc, bytes, 32),
-          NVVM::MemScopeKindAttr::get(ab.getContext(), NVVM::MemScopeKind::CTA),
-          ab.getBoolAttr(false), /*predicate=*/Value());
+      armStage(ab, loc, barriers, stage);
     }
-    for (Producer &producer : producers) {
-      IRMapping mapping;
-      mapping.map(loop.getInductionVar(), k);
-      mapping.map(
-          producer.buffer.getResult(),
-          stageView(b, loc, multiBuffers.lookup(producer.buffer), stage));
-      for (Operation *op : producer.slice)
-        b.clone(*op, mapping);
-      auto copy = cast<CopyOp>(b.clone(*producer.copy, mapping));
-      copy.setAsync(true);
-      if (tma) {
-        copy.getBarrierMutable().assign(barriers);
-        copy.getBarrierIndexMutable().assign(stage);
-      }
-    }
+    cloneProducers(b, loc, k, stage, tma ? barriers : Value());
   }
   if (!tma)
     NVVM::CpAsyncCommitGroupOp::create(b, loc);
@@ -342,7 +357,8 @@ void LoopPipeliner::run() {
       for (int64_t s = 0; s < stages; ++s)
         NVVM::MBarrierInitOp::create(
             ib, loc,
-            barrierPointer(ib, loc, arith::ConstantIndexOp::create(ib, loc, s)),
+            barrierPointer(ib, loc, barriers,
+                           arith::ConstantIndexOp::create(ib, loc, s)),
             one, /*predicate=*/Value());
     }
     gpu::BarrierOp::create(b, loc);
@@ -387,7 +403,7 @@ void LoopPipeliner::run() {
         arith::RemUIOp::create(b, loc, round,
                                arith::ConstantIndexOp::create(b, loc, 2)));
     NVVM::MBarrierTryWaitParityOp::create(
-        b, loc, barrierPointer(b, loc, current), parity,
+        b, loc, barrierPointer(b, loc, barriers, current), parity,
         arith::ConstantIntOp::create(b, loc, 0, 32));
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(body.getTerminator());
@@ -478,10 +494,9 @@ void LoopPipeliner::runWarpSpecialized(ArrayRef<Operation *> consumerOnly) {
                       MemoryScopeAttr::get(context, MemoryScope::Shared));
   // `full[s]`: stage s holds its copies (one arrival, the arming, plus the
   // bytes); `empty[s]`: every consumer is done with it.
-  barriers = AllocSharedOp::create(
+  Value full = AllocSharedOp::create(
       b, NameLoc::get(b.getStringAttr("full_barriers"), loc), barrierType,
       SharedLayoutAttr());
-  Value full = barriers;
   Value empty = AllocSharedOp::create(
       b, NameLoc::get(b.getStringAttr("empty_barriers"), loc), barrierType,
       SharedLayoutAttr());
@@ -495,12 +510,10 @@ void LoopPipeliner::runWarpSpecialized(ArrayRef<Operation *> consumerOnly) {
     Value all = arith::ConstantIntOp::create(ib, loc, consumers, 32);
     for (int64_t s = 0; s < stages; ++s) {
       Value stage = arith::ConstantIndexOp::create(ib, loc, s);
-      NVVM::MBarrierInitOp::create(ib, loc, barrierPointer(ib, loc, stage), one,
-                                   Value());
-      barriers = empty;
-      NVVM::MBarrierInitOp::create(ib, loc, barrierPointer(ib, loc, stage), all,
-                                   Value());
-      barriers = full;
+      NVVM::MBarrierInitOp::create(
+          ib, loc, barrierPointer(ib, loc, full, stage), one, Value());
+      NVVM::MBarrierInitOp::create(
+          ib, loc, barrierPointer(ib, loc, empty, stage), all, Value());
     }
   }
   gpu::BarrierOp::create(b, loc);
@@ -532,11 +545,9 @@ void LoopPipeliner::runWarpSpecialized(ArrayRef<Operation *> consumerOnly) {
         arith::RemUIOp::create(ob, loc, round, index(ob, 2)));
   };
   auto wait = [&](OpBuilder &ob, Value barrier, Value stage, Value parity) {
-    barriers = barrier;
     NVVM::MBarrierTryWaitParityOp::create(
-        ob, loc, barrierPointer(ob, loc, stage), parity,
+        ob, loc, barrierPointer(ob, loc, barrier, stage), parity,
         arith::ConstantIntOp::create(ob, loc, 0, 32));
-    barriers = full;
   };
 
   // The producer: for every iteration, once the consumers have released
@@ -559,29 +570,8 @@ void LoopPipeliner::runWarpSpecialized(ArrayRef<Operation *> consumerOnly) {
       wait(rb, empty, stage,
            parityOf(rb, arith::AddIOp::create(rb, loc, round, index(rb, 1))));
     }
-    int64_t bytes = 0;
-    for (Producer &producer : producers) {
-      MemRefType type = producer.buffer.getType();
-      bytes += type.getNumElements() * type.getElementTypeBitWidth() / 8;
-    }
-    NVVM::MBarrierArriveExpectTxOp::create(
-        lb, loc, Type(), barrierPointer(lb, loc, stage),
-        arith::ConstantIntOp::create(lb, loc, bytes, 32),
-        NVVM::MemScopeKindAttr::get(context, NVVM::MemScopeKind::CTA),
-        lb.getBoolAttr(false), Value());
-    for (Producer &producer : producers) {
-      IRMapping mapping;
-      mapping.map(loop.getInductionVar(), k);
-      mapping.map(
-          producer.buffer.getResult(),
-          stageView(lb, loc, multiBuffers.lookup(producer.buffer), stage));
-      for (Operation *op : producer.slice)
-        lb.clone(*op, mapping);
-      auto copy = cast<CopyOp>(lb.clone(*producer.copy, mapping));
-      copy.setAsync(true);
-      copy.getBarrierMutable().assign(full);
-      copy.getBarrierIndexMutable().assign(stage);
-    }
+    armStage(lb, loc, full, stage);
+    cloneProducers(lb, loc, k, stage, full);
   }
 
   // The loop: wait until the stage is full, compute, release it.
@@ -594,12 +584,10 @@ void LoopPipeliner::runWarpSpecialized(ArrayRef<Operation *> consumerOnly) {
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(body.getTerminator());
-    barriers = empty;
     NVVM::MBarrierArriveOp::create(
-        b, loc, Type(), barrierPointer(b, loc, current), Value(),
+        b, loc, Type(), barrierPointer(b, loc, empty, current), Value(),
         NVVM::MemScopeKindAttr::get(context, NVVM::MemScopeKind::CTA),
         b.getBoolAttr(false));
-    barriers = full;
   }
   useStages(b, loc, current);
 }
