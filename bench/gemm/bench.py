@@ -64,6 +64,8 @@ def build(args):
         config += f", T.use_swizzle(panel_size={args.panel})"
     if args.full_row:
         config += ", policy FullRow"
+    if args.stage_out:
+        config += ", C through a shared tile (TMA stores)"
     for i, (m, n, k, dtype, trans_b) in enumerate(cases(args.shapes)):
         base = os.path.join(args.out, f"gemm{i}")
         # With --ptx, the header embeds PTX that the driver compiles for
@@ -78,7 +80,8 @@ def build(args):
                "-D", f"threads={args.threads}",
                "-D", f"num_stages={args.stages}",
                "-D", f"swizzle_panel={args.panel}",
-               "-D", f"full_row={args.full_row}", *args.tilec_flag]
+               "-D", f"full_row={args.full_row}",
+               "-D", f"stage_out={args.stage_out}", *args.tilec_flag]
         times = []
         for _ in range(3):
             start = time.perf_counter()
@@ -269,6 +272,9 @@ def main():
                         help="T.use_swizzle panel size (0: none)")
     parser.add_argument("--full-row", action="store_true",
                         help="policy FullRow instead of Square")
+    parser.add_argument("--stage-out", action="store_true",
+                        help="write C through a shared tile, which TMA "
+                             "stores on sm_90")
     parser.add_argument("--tilec-flag", action="append", default=[],
                         help="an extra tilec flag (--no-wgmma, ...)")
     args = parser.parse_args()

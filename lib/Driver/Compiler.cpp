@@ -46,7 +46,9 @@ static void addLayoutPipeline(PassManager &pm, const CompileOptions &options) {
   pipeline.proxyFence = options.useWgmma();
   pipeline.warpSpecialize = options.useWarpSpecialization();
   fpm.addPass(tile::createTilePipeline(pipeline));
-  fpm.addPass(tile::createTileLowerCopies());
+  tile::TileLowerCopiesOptions copies;
+  copies.tma = options.useTma();
+  fpm.addPass(tile::createTileLowerCopies(copies));
   tile::TileInferLayoutsOptions layouts;
   layouts.mmaSync = options.target->isNVIDIA();
   layouts.wgmma = options.useWgmma();
@@ -59,6 +61,7 @@ static void addTilePipeline(PassManager &pm, const CompileOptions &options) {
   tile::TileInsertBarriersOptions barriers;
   barriers.proxyFences = options.useWgmma();
   fpm.addPass(tile::createTileInsertBarriers(barriers));
+  fpm.addPass(tile::createTileLowerBulkCopies());
   tile::TileDistributeOptions distribute;
   distribute.wgmma = options.useWgmma();
   fpm.addPass(tile::createTileDistribute(distribute));

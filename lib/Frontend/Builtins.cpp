@@ -454,6 +454,7 @@ static Ref copy(Interpreter &interp, const CallArgs &call) {
       builder.getDenseI64ArrayAttr(srcExtents), dst->buffer->memref, dstDynamic,
       builder.getDenseI64ArrayAttr(dstStatic),
       builder.getDenseI64ArrayAttr(dstExtents), /*async=*/mlir::UnitAttr(),
+      /*bulk=*/mlir::UnitAttr(),
       /*barrier=*/mlir::Value(), /*barrier_index=*/mlir::Value());
   interp.verifyNewOp(op);
   return Interpreter::none();

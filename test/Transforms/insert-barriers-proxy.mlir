@@ -29,3 +29,34 @@ func.func @fence(%a: memref<128x32xf16>) {
   }
   return
 }
+
+// A bulk copy reads its tile through the async proxy on any target: the
+// barrier after the threads' stores comes after a fence, and the stores of
+// the next iteration wait for the copy with a barrier of their own.
+// CHECK-LABEL: func.func @bulk
+// CHECK: tile.serial
+// CHECK-NEXT: arith.muli
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: tile.copy %{{.*}} to %{{.*}} :
+// CHECK-NEXT: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: tile.copy bulk
+// PLAIN-LABEL: func.func @bulk
+// PLAIN: nvvm.fence.proxy
+// PLAIN-NEXT: gpu.barrier
+// PLAIN-NEXT: tile.copy bulk
+func.func @bulk(%a: memref<128x64xf16>, %c: memref<1024x64xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c128 = arith.constant 128 : index
+  tile.kernel blocks(%bx) in (%c1) threads(128) {
+    %cs = tile.alloc_shared : memref<128x64xf16, #tile.shared>
+    tile.serial %k = %c0 to %c4 step %c1 {
+      %row = arith.muli %k, %c128 : index
+      tile.copy %a to %cs : memref<128x64xf16>, memref<128x64xf16, #tile.shared>
+      tile.copy bulk %cs to %c[%row, 0] [128, 64] : memref<128x64xf16, #tile.shared>, memref<1024x64xf16>
+    }
+  }
+  return
+}

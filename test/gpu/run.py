@@ -144,6 +144,21 @@ def configs():
          ["--no-wgmma"]),
         (200, 136, 72, True, False, "float16", "float16", {}, ["--no-tma"]),
     ]
+    # Epilogues through a shared tile, stored by TMA: tails in both
+    # dimensions, f32 and bf16 results, transposed operands, a producer
+    # warpgroup; and the threads' copy of the tile for comparison.
+    gemm_cases += [
+        (1000, 1000, 1000, False, False, "float16", "float16",
+         {"stage_out": True}),
+        (200, 136, 72, True, True, "float16", "float32", {"stage_out": True}),
+        (999, 1001, 520, False, True, "bfloat16", "bfloat16",
+         {"stage_out": True}),
+        (1000, 1000, 1000, False, False, "float16", "float16",
+         {"block_M": 128, "block_N": 256, "block_K": 64, "threads": 256,
+          "stage_out": True}),
+        (1000, 1000, 1000, False, False, "float16", "float16",
+         {"stage_out": True}, ["--no-tma"]),
+    ]
     for m, n, k, ta, tb, ind, outd, extra, *flags in gemm_cases:
         order = ("T" if ta else "N") + ("T" if tb else "N")
         name = f"mma_{ind}_{order}_{m}x{n}x{k}"

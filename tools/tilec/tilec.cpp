@@ -610,7 +610,9 @@ int main(int argc, char **argv) {
                "and flush f32 denormals to zero");
   app.add_flag("--no-tma", options.noTma,
                "On sm_90 and sm_90a, pipeline copies with cp.async rather "
-               "than the bulk tensor copy engine (TMA) and mbarriers");
+               "than the bulk tensor copy engine (TMA) and mbarriers, and "
+               "copy shared tiles to global memory with the threads rather "
+               "than TMA stores");
   app.add_flag("--no-wgmma", options.noWgmma,
                "On sm_90a, run T.gemm on mma.sync rather than warpgroup "
                "MMA (wgmma)");

@@ -861,6 +861,39 @@ func.func @barrier_not_async(%A: memref<64x64xf16>, %n: index) {
 
 // -----
 
+func.func @bulk_direction(%A: memref<64x64xf16>, %n: index) {
+  tile.kernel blocks(%a) in (%n) threads(128) {
+    %s = tile.alloc_shared : memref<64x64xf16, #tile.shared>
+    // expected-error@+1 {{a bulk copy goes from shared to global memory}}
+    tile.copy bulk %A to %s : memref<64x64xf16>, memref<64x64xf16, #tile.shared>
+  }
+  return
+}
+
+// -----
+
+func.func @bulk_part(%A: memref<64x64xf16>, %n: index) {
+  tile.kernel blocks(%a) in (%n) threads(128) {
+    %s = tile.alloc_shared : memref<64x64xf16, #tile.shared>
+    // expected-error@+1 {{a bulk copy reads a whole shared tile, as allocated}}
+    tile.copy bulk %s[0, 0] [32, 64] to %A[0, 0] [32, 64] : memref<64x64xf16, #tile.shared>, memref<64x64xf16>
+  }
+  return
+}
+
+// -----
+
+func.func @bulk_convert(%A: memref<64x64xf32>, %n: index) {
+  tile.kernel blocks(%a) in (%n) threads(128) {
+    %s = tile.alloc_shared : memref<64x64xf16, #tile.shared>
+    // expected-error@+1 {{a bulk copy does not convert elements: it copies 'f16' into 'f32'}}
+    tile.copy bulk %s to %A : memref<64x64xf16, #tile.shared>, memref<64x64xf32>
+  }
+  return
+}
+
+// -----
+
 func.func @barrier_type(%A: memref<64x64xf16>, %n: index) {
   tile.kernel blocks(%a) in (%n) threads(128) {
     %s = tile.alloc_shared : memref<64x64xf16, #tile.shared>

@@ -154,6 +154,18 @@ func.func @gemm_variants() {
   return
 }
 
+// A whole shared tile written to global memory by the bulk copy engine.
+// CHECK-LABEL: func.func @bulk_store
+func.func @bulk_store(%C: memref<1024x1024xf16>, %row: index) {
+  %c1 = arith.constant 1 : index
+  tile.kernel blocks(%bx) in (%c1) threads(128) {
+    %Cs = tile.alloc_shared : memref<128x64xf16, #tile.shared>
+    // CHECK: tile.copy bulk %{{.*}} to %{{.*}}[%{{.*}}, 64] [128, 64] : memref<128x64xf16, #tile.shared>, memref<1024x1024xf16>
+    tile.copy bulk %Cs to %C[%row, 64] [128, 64] : memref<128x64xf16, #tile.shared>, memref<1024x1024xf16>
+  }
+  return
+}
+
 // A pipeline stage filled by the bulk copy engine, completing on one of the
 // stages' mbarriers, and the tensor map of its source.
 // CHECK-LABEL: func.func @bulk_copy

@@ -287,6 +287,9 @@ ParseResult CopyOp::parse(OpAsmParser &parser, OperationState &result) {
   if (succeeded(parser.parseOptionalKeyword("async")))
     result.addAttribute(getAsyncAttrName(result.name),
                         parser.getBuilder().getUnitAttr());
+  else if (succeeded(parser.parseOptionalKeyword("bulk")))
+    result.addAttribute(getBulkAttrName(result.name),
+                        parser.getBuilder().getUnitAttr());
   if (parser.parseOperand(source) ||
       parseOptionalRegion(parser, sourceOffsets, staticSourceOffsets,
                           sourceExtents, hasSourceRegion) ||
@@ -376,6 +379,8 @@ void CopyOp::print(OpAsmPrinter &p) {
   p << ' ';
   if (getAsync())
     p << "async ";
+  if (getBulk())
+    p << "bulk ";
   printRegion(p, *this, getSource(), getSourceOffsets(),
               getStaticSourceOffsets(), getSourceExtents());
   p << " to ";
@@ -388,7 +393,8 @@ void CopyOp::print(OpAsmPrinter &p) {
       (*this)->getAttrs(),
       {getStaticSourceOffsetsAttrName(), getSourceExtentsAttrName(),
        getStaticDestOffsetsAttrName(), getDestExtentsAttrName(),
-       getOperandSegmentSizesAttrName(), getAsyncAttrName()});
+       getOperandSegmentSizesAttrName(), getAsyncAttrName(),
+       getBulkAttrName()});
   p << " : " << getSource().getType() << ", " << getDest().getType();
 }
 
@@ -461,6 +467,20 @@ LogicalResult CopyOp::verify() {
   if (getAsync() && (*scopeOf(getSource()) != MemoryScope::Global ||
                      *scopeOf(getDest()) != MemoryScope::Shared))
     return emitOpError() << "an async copy goes from global to shared memory";
+  if (getBulk()) {
+    if (getAsync() || *scopeOf(getSource()) != MemoryScope::Shared ||
+        *scopeOf(getDest()) != MemoryScope::Global)
+      return emitOpError() << "a bulk copy goes from shared to global memory";
+    if (!getSource().getDefiningOp<AllocSharedOp>() ||
+        getSourceExtents() != sourceType.getShape())
+      return emitOpError() << "a bulk copy reads a whole shared tile, as "
+                              "allocated";
+    if (sourceType.getElementType() != destType.getElementType())
+      return emitOpError() << "a bulk copy does not convert elements: it "
+                              "copies "
+                           << sourceType.getElementType() << " into "
+                           << destType.getElementType();
+  }
   if (Value barrier = getBarrier()) {
     if (!getAsync())
       return emitOpError() << "only an async copy completes on a barrier";

@@ -100,18 +100,24 @@ bool isLoop(Operation *op) {
   return isa<SerialOp, UnrollOp, PipelinedOp, scf::ForOp>(op);
 }
 
-/// Whether `op` holds a gemm, which may read shared memory through the
-/// async proxy (wgmma).
-bool holdsGemm(Operation *op) {
-  return op->walk([](GemmOp) { return WalkResult::interrupt(); })
+/// Whether `op` holds a read of shared memory through the async proxy: a
+/// bulk copy, or, with `gemmsAreAsync`, a gemm (wgmma).
+bool readsThroughAsyncProxy(Operation *op, bool gemmsAreAsync) {
+  return op
+      ->walk([&](Operation *inner) {
+        auto copy = dyn_cast<CopyOp>(inner);
+        if ((copy && copy.getBulk()) || (gemmsAreAsync && isa<GemmOp>(inner)))
+          return WalkResult::interrupt();
+        return WalkResult::advance();
+      })
       .wasInterrupted();
 }
 
 /// Processes the statements of `block` with `pending` accesses since the
 /// last barrier, inserting barriers; leaves in `pending` what is unsynced
-/// at the end. With `proxyFences`, a barrier before a gemm is preceded by
-/// an async-proxy fence, which orders each thread's ordinary shared-memory
-/// writes before the gemm's wgmma reads.
+/// at the end. A barrier before a bulk copy, or with `proxyFences` before a
+/// gemm, is preceded by an async-proxy fence, which orders each thread's
+/// ordinary shared-memory writes before the async proxy's reads.
 void synchronize(Block &block, Accesses &pending, bool proxyFences) {
   for (Operation &op : llvm::make_early_inc_range(block)) {
     if (op.hasTrait<mlir::OpTrait::IsTerminator>())
@@ -151,7 +157,7 @@ void synchronize(Block &block, Accesses &pending, bool proxyFences) {
     }
     if (pending.conflictsWith(own)) {
       OpBuilder b(&op);
-      if (proxyFences && holdsGemm(&op))
+      if (readsThroughAsyncProxy(&op, proxyFences))
         NVVM::FenceProxyOp::create(
             b, op.getLoc(),
             NVVM::ProxyKindAttr::get(b.getContext(),

@@ -2,7 +2,9 @@
 //
 // Part of tilec. Rewrites tile.copy, tile.fill, tile.clear and the tile form
 // of tile.atomic_add into tile.parallel loops over elements, with the
-// bounds checks their semantics ask for.
+// bounds checks their semantics ask for; copies the bulk tensor copy engine
+// makes become its instructions, or, from shared tiles to global memory,
+// bulk copies that tile-lower-bulk-copies issues after synchronization.
 //
 //===----------------------------------------------------------------------===//
 
@@ -346,6 +348,53 @@ LogicalResult lowerTmaCopy(CopyOp copy) {
   return success();
 }
 
+/// Whether something in `kernel` reads `tensor` (or may, through a view).
+bool isReadIn(KernelOp kernel, Value tensor) {
+  for (Operation *user : tensor.getUsers()) {
+    if (!kernel->isAncestor(user))
+      continue;
+    auto effects = dyn_cast<MemoryEffectOpInterface>(user);
+    if (!effects)
+      return true;
+    SmallVector<MemoryEffects::EffectInstance> instances;
+    effects.getEffectsOnValue(tensor, instances);
+    if (llvm::any_of(instances, [](MemoryEffects::EffectInstance &effect) {
+          return isa<MemoryEffects::Read>(effect.getEffect());
+        }))
+      return true;
+  }
+  return false;
+}
+
+/// Whether the bulk tensor copy engine can make `copy`, and then marks it
+/// `bulk` and gives its tile the layout the boxes need: a whole shared
+/// tile, as allocated, without a layout yet and used only by copies and
+/// element accesses (which follow any layout), to a region TMA can
+/// describe of a tensor nothing else in the kernel reads (the engine's
+/// writes are not ordered with the kernel's own reads).
+bool markBulkCopy(CopyOp copy) {
+  auto alloc = copy.getSource().getDefiningOp<AllocSharedOp>();
+  auto kernel = copy->getParentOfType<KernelOp>();
+  auto destType = cast<MemRefType>(copy.getDest().getType());
+  if (!alloc || !kernel || alloc.getLayoutAttr() ||
+      !isInScope(destType, MemoryScope::Global) ||
+      copy.getSourceExtents() != alloc.getType().getShape())
+    return false;
+  if (llvm::any_of(alloc->getUsers(), [](Operation *user) {
+        return !isa<CopyOp, memref::LoadOp, memref::StoreOp>(user);
+      }))
+    return false;
+  std::optional<PanelledTile> panels;
+  if (!qualifiesForTma(destType, copy.getDestExtents(), alloc, panels) ||
+      isReadIn(kernel, copy.getDest()))
+    return false;
+  if (panels)
+    alloc.setLayoutAttr(makePanelledLayout(
+        copy.getContext(), alloc.getType().getShape(), *panels));
+  copy.setBulk(true);
+  return true;
+}
+
 void lowerFill(Operation *op, Value buffer, Value value) {
   OpBuilder b(op);
   Location loc = op->getLoc();
@@ -413,12 +462,20 @@ void lowerAtomicScalar(AtomicAddOp op) {
 
 struct LowerCopiesPass
     : public tilec::tile::impl::TileLowerCopiesBase<LowerCopiesPass> {
+  using TileLowerCopiesBase::TileLowerCopiesBase;
+
   void runOnOperation() override {
     SmallVector<Operation *> ops;
     getOperation().walk([&](Operation *op) {
       if (isa<CopyOp, FillOp, ClearOp, AtomicAddOp>(op))
         ops.push_back(op);
     });
+    // Bulk copies are chosen while the tiles' users are still copies.
+    if (tma)
+      llvm::erase_if(ops, [](Operation *op) {
+        auto copy = dyn_cast<CopyOp>(op);
+        return copy && !copy.getAsync() && markBulkCopy(copy);
+      });
     for (Operation *op : ops) {
       if (auto copy = dyn_cast<CopyOp>(op)) {
         if (copy.getBarrier()) {

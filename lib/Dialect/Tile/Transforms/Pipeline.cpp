@@ -115,47 +115,18 @@ std::optional<Producer> asProducer(PipelinedOp loop, CopyOp copy) {
   return producer;
 }
 
-/// Whether the bulk tensor copy engine can make `producer`'s copy: a
-/// whole 2-D shared tile from a tensor whose strides TMA can describe
-/// (statically known multiples of 16 bytes), without conversion, its
-/// innermost dimension the tile's rows, boxes of at most 256 elements, and
-/// no layout annotated for the tile. `tile` is then its panelled layout,
-/// or nullopt for an unswizzled row-major tile.
+/// Whether the bulk tensor copy engine can make `producer`'s copy: the
+/// whole tile, from a region qualifiesForTma accepts.
 bool qualifiesForTma(Producer &producer, std::optional<PanelledTile> &tile) {
   CopyOp copy = producer.copy;
-  auto srcType = cast<MemRefType>(copy.getSource().getType());
   MemRefType dstType = producer.buffer.getType();
-  if (srcType.getElementType() != dstType.getElementType() ||
-      dstType.getRank() != 2 || srcType.getRank() > 5 ||
-      !srcType.getLayout().isIdentity())
-    return false;
-  unsigned bits = dstType.getElementTypeBitWidth();
-  int64_t elementBytes = bits / 8;
-  if (bits % 8 != 0 || !llvm::is_contained({1, 2, 4}, elementBytes))
-    return false;
   if (copy.getDestExtents() != dstType.getShape() ||
       llvm::any_of(copy.getMixedDestOffsets(),
                    [](OpFoldResult o) { return getConstantIntValue(o) != 0; }))
     return false;
-  int64_t rows = dstType.getDimSize(0), cols = dstType.getDimSize(1);
-  ArrayRef<int64_t> extents = copy.getSourceExtents();
-  if (extents.back() != cols ||
-      llvm::any_of(extents, [](int64_t e) { return e > 256; }))
-    return false;
-  // Every stride, the innermost dimension's excepted, in bytes.
-  int64_t stride = elementBytes;
-  for (int64_t dim = srcType.getRank() - 1; dim > 0; --dim) {
-    if (srcType.isDynamicDim(dim))
-      return false;
-    stride *= srcType.getDimSize(dim);
-    if (stride % 16 != 0 || stride >= (int64_t(1) << 40))
-      return false;
-  }
-  if (llvm::any_of(producer.buffer->getUsers(),
-                   [](Operation *user) { return isa<AnnotateLayoutOp>(user); }))
-    return false;
-  tile = choosePanelledTile(rows, cols, elementBytes);
-  return tile || (cols * elementBytes % 16 == 0 && cols <= 256);
+  return tilec::tile::qualifiesForTma(
+      cast<MemRefType>(copy.getSource().getType()), copy.getSourceExtents(),
+      producer.buffer, tile);
 }
 
 /// Stage `stage` of a multi-buffered shared allocation, as a buffer of the

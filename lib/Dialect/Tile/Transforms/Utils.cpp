@@ -98,6 +98,38 @@ tilec::tile::AllocSharedOp tilec::tile::getSharedAlloc(Value view) {
   return view.getDefiningOp<tilec::tile::AllocSharedOp>();
 }
 
+bool tilec::tile::qualifiesForTma(MemRefType tensor, ArrayRef<int64_t> extents,
+                                  Value buffer,
+                                  std::optional<PanelledTile> &panels) {
+  auto tileType = cast<MemRefType>(buffer.getType());
+  if (tensor.getElementType() != tileType.getElementType() ||
+      tileType.getRank() != 2 || tensor.getRank() > 5 ||
+      !tensor.getLayout().isIdentity())
+    return false;
+  unsigned bits = tileType.getElementTypeBitWidth();
+  int64_t elementBytes = bits / 8;
+  if (bits % 8 != 0 || !llvm::is_contained({1, 2, 4}, elementBytes))
+    return false;
+  int64_t rows = tileType.getDimSize(0), cols = tileType.getDimSize(1);
+  if (extents.back() != cols ||
+      llvm::any_of(extents, [](int64_t e) { return e > 256; }))
+    return false;
+  // Every stride, the innermost dimension's excepted, in bytes.
+  int64_t stride = elementBytes;
+  for (int64_t dim = tensor.getRank() - 1; dim > 0; --dim) {
+    if (tensor.isDynamicDim(dim))
+      return false;
+    stride *= tensor.getDimSize(dim);
+    if (stride % 16 != 0 || stride >= (int64_t(1) << 40))
+      return false;
+  }
+  if (llvm::any_of(buffer.getUsers(),
+                   [](Operation *user) { return isa<AnnotateLayoutOp>(user); }))
+    return false;
+  panels = choosePanelledTile(rows, cols, elementBytes);
+  return panels || (cols * elementBytes % 16 == 0 && cols <= 256);
+}
+
 Value tilec::tile::emitLinearThreadId(OpBuilder &builder, Location loc,
                                       ArrayRef<int64_t> threads) {
   gpu::Dimension dims[] = {gpu::Dimension::x, gpu::Dimension::y,

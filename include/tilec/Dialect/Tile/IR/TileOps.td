@@ -168,6 +168,14 @@ def Tile_CopyOp : Tile_Op<"copy", [Tile_InKernel, AttrSizedOperandSegments]> {
     bytes it writes (the bulk tensor copy engine on sm_90). The pass that
     issues it arms the barrier with those bytes and waits on it.
 
+    A `bulk` copy (a whole shared tile to global memory) is also issued by
+    one thread for the whole block, through the bulk tensor copy engine,
+    which reads the tile through the async proxy: the threads that wrote it
+    fence their writes before the barrier that precedes the copy. The
+    issuing thread waits until the tile has been read, so the copy is done
+    with shared memory once a barrier follows; its writes reach global
+    memory by the end of the kernel.
+
     ```mlir
     tile.copy %A[%row, %k] [128, 32] to %A_shared
         : memref<1024x1024xf16>, memref<128x32xf16, #tile.shared>
@@ -176,6 +184,8 @@ def Tile_CopyOp : Tile_Op<"copy", [Tile_InKernel, AttrSizedOperandSegments]> {
     tile.copy async %A[%row, %k] [128, 32] to %A_stage
         barrier(%full[%stage] : memref<3xi64, #tile.shared>)
         : memref<1024x1024xf16>, memref<128x32xf16, strided<[32, 1], offset: ?>, #tile.shared>
+    tile.copy bulk %C_shared to %C[%row, %col] [128, 128]
+        : memref<128x128xf16, #tile.shared>, memref<1024x1024xf16>
     ```
   }];
   let arguments = (ins
@@ -188,6 +198,7 @@ def Tile_CopyOp : Tile_Op<"copy", [Tile_InKernel, AttrSizedOperandSegments]> {
     DenseI64ArrayAttr:$static_dest_offsets,
     DenseI64ArrayAttr:$dest_extents,
     UnitAttr:$async,
+    UnitAttr:$bulk,
     Arg<Optional<AnyMemRef>, "the mbarriers signalled", [MemWrite]>:$barrier,
     Optional<Index>:$barrier_index
   );

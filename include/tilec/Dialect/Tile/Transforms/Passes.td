@@ -91,7 +91,20 @@ def TileLowerCopies : Pass<"tile-lower-copies", "mlir::func::FuncOp"> {
     `cp.async.bulk.tensor` per panel of the destination tile's layout, on a
     `tile.tensor_map` of the source with that panel as its box, completing
     on the barrier.
+
+    With `tma`, a copy of a whole shared tile (as allocated) to global
+    memory that the bulk tensor copy engine can make (the conditions of
+    TMA loads), into a tensor the kernel does not otherwise read, stays a
+    `tile.copy` marked `bulk` for `tile-lower-bulk-copies`, and the tile
+    takes the panelled layout its boxes need. A tile that already has a
+    layout or is read by anything but such copies is copied by the
+    threads.
   }];
+  let options = [
+    Option<"tma", "tma", "bool", "false",
+           "Leave copies from shared tiles to global memory to the bulk "
+           "tensor copy engine (NVIDIA sm_90)">
+  ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::gpu::GPUDialect",
                            "::mlir::LLVM::LLVMDialect",
@@ -151,7 +164,8 @@ def TileInsertBarriers : Pass<"tile-insert-barriers", "mlir::func::FuncOp"> {
     With `proxy-fences`, a barrier before a statement that holds a
     `tile.gemm` comes after a `fence.proxy.async.shared::cta`: wgmma reads
     shared memory through the async proxy, which ordinary stores are not
-    ordered with otherwise.
+    ordered with otherwise. A barrier before a `bulk` copy, which the bulk
+    tensor copy engine makes through the async proxy, always does.
   }];
   let options = [
     Option<"proxyFences", "proxy-fences", "bool", "false",
@@ -160,6 +174,28 @@ def TileInsertBarriers : Pass<"tile-insert-barriers", "mlir::func::FuncOp"> {
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect",
                            "::mlir::NVVM::NVVMDialect"];
+}
+
+def TileLowerBulkCopies : Pass<"tile-lower-bulk-copies",
+                                "mlir::func::FuncOp"> {
+  let summary = "Issue bulk copies to global memory from one thread";
+  let description = [{
+    Lowers each `tile.copy bulk` (from `tile-lower-copies` with `tma`):
+    the first thread of the block, or of the consumers where a producer
+    warpgroup exists, issues one `cp.async.bulk.tensor` store per panel of
+    the shared tile's layout, on a `tile.tensor_map` of the destination
+    with that panel as its box (TMA writes nothing outside the tensor),
+    commits them as a bulk group and waits until they have read the tile.
+    It runs after `tile-insert-barriers`, which orders the tile's writers
+    before the copy (with an async-proxy fence) and the copy before the
+    tile's next writers.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::gpu::GPUDialect",
+                           "::mlir::LLVM::LLVMDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::NVVM::NVVMDialect",
+                           "::mlir::scf::SCFDialect"];
 }
 
 def TileDistribute : Pass<"tile-distribute", "mlir::func::FuncOp"> {

@@ -7,11 +7,13 @@
 #ifndef TILEC_DIALECT_TILE_TRANSFORMS_UTILS_H
 #define TILEC_DIALECT_TILE_TRANSFORMS_UTILS_H
 
+#include "tilec/Analysis/FragmentLayouts.h"
 #include "tilec/Dialect/Tile/IR/TileOps.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Value.h"
 
+#include <optional>
 #include <string>
 
 namespace tilec::tile {
@@ -43,6 +45,17 @@ int64_t multiplyKnownDivisors(int64_t a, int64_t b);
 /// The shared allocation `view` is, or a view (a pipeline stage, a cast)
 /// of; null when it is neither.
 AllocSharedOp getSharedAlloc(mlir::Value view);
+
+/// Whether the bulk tensor copy engine (TMA) can copy between the region of
+/// `extents` of the global `tensor` and the whole 2-D shared tile `buffer`
+/// (an allocation): the same element type of 1, 2 or 4 bytes, a tensor of
+/// rank 5 at most and identity layout whose strides are statically known
+/// multiples of 16 bytes below 2^40, the region's innermost extent the
+/// tile's columns, boxes of at most 256 elements, and no layout annotated
+/// for the tile. On success `panels` is the panelled layout to give the
+/// tile, or nullopt for an unswizzled row-major one.
+bool qualifiesForTma(mlir::MemRefType tensor, llvm::ArrayRef<int64_t> extents,
+                     mlir::Value buffer, std::optional<PanelledTile> &panels);
 
 /// The linear index of the calling thread in its block (x fastest), for a
 /// block of `threads` (one to three extents).
