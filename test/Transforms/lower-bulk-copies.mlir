@@ -61,7 +61,7 @@ func.func @not_panels(%c: memref<1024x64xf16>) {
   %c1 = arith.constant 1 : index
   tile.kernel blocks(%bx) in (%c1) threads(128) {
     %s = tile.alloc_shared {layout = #rows} : memref<64x64xf16, #tile.shared>
-    // expected-error@+1 {{'tile.copy' op is bulk but its tile's layout is not one TMA writes from}}
+    // expected-error@+1 {{'tile.copy' op is bulk but does not read a 2-D shared tile in a layout TMA reads}}
     tile.copy bulk %s to %c[0, 0] [64, 64] : memref<64x64xf16, #tile.shared>, memref<1024x64xf16>
   }
   return

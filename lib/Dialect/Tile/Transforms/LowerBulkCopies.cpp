@@ -34,53 +34,28 @@ namespace {
 
 LogicalResult lowerBulkCopy(CopyOp copy) {
   auto kernel = copy->getParentOfType<KernelOp>();
-  auto srcType = cast<MemRefType>(copy.getSource().getType());
-  AllocSharedOp alloc = getSharedAlloc(copy.getSource());
-  if (!kernel || !alloc || srcType.getRank() != 2)
-    return copy.emitOpError() << "is bulk but does not read a 2-D shared tile";
-  int64_t elementBytes = srcType.getElementTypeBitWidth() / 8;
-  int64_t rows = srcType.getDimSize(0), cols = srcType.getDimSize(1);
-  std::optional<PanelledTile> tile =
-      matchPanelledLayout(alloc.getLayoutAttr(), elementBytes);
-  if (!tile && alloc.getLayoutAttr())
-    return copy.emitOpError()
-           << "is bulk but its tile's layout is not one TMA writes from";
-  int64_t panelCols = tile ? tile->panelCols() : cols;
-  int64_t panels = cols / panelCols;
-
-  MLIRContext *context = copy.getContext();
-  Location loc = copy.getLoc();
-  SmallVector<int64_t> box(copy.getDestExtents());
-  box.back() = panelCols;
-  OpBuilder kb = OpBuilder::atBlockBegin(&kernel.getBody().front());
-  Value map =
-      TensorMapOp::create(kb, loc, LLVM::LLVMPointerType::get(context),
-                          copy.getDest(), box, tile ? tile->swizzleBytes : 0);
+  std::optional<TmaPanels> panels =
+      kernel ? createTmaPanels(kernel, copy.getLoc(), copy.getDest(),
+                               copy.getDestExtents(), copy.getSource())
+             : std::nullopt;
+  if (!panels)
+    return copy.emitOpError() << "is bulk but does not read a 2-D shared tile "
+                                 "in a layout TMA reads";
 
   // The first thread of the block is a consumer where a producer
   // warpgroup exists: that warpgroup comes after the kernel's threads.
+  Location loc = copy.getLoc();
   OpBuilder b(copy);
   auto ifOp = scf::IfOp::create(
       b, loc, emitIsFirstThread(b, loc, kernel.getThreads()), false);
   b.setInsertionPointToStart(&ifOp.getThenRegion().front());
-  // Coordinates go innermost first.
-  SmallVector<Value> coordinates;
-  for (OpFoldResult offset : llvm::reverse(copy.getMixedDestOffsets()))
-    coordinates.push_back(arith::IndexCastOp::create(
-        b, loc, b.getI32Type(),
-        getValueOrCreateConstantIndexOp(b, loc, offset)));
-  Value inner = coordinates.front();
-  int64_t panelBytes = rows * panelCols * elementBytes;
-  for (int64_t p = 0; p < panels; ++p) {
-    coordinates.front() = b.createOrFold<arith::AddIOp>(
-        loc, inner, arith::ConstantIntOp::create(b, loc, p * panelCols, 32));
-    Value src = emitSharedPointer(
-        b, loc, copy.getSource(),
-        arith::ConstantIndexOp::create(b, loc, p * panelBytes));
-    NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
-        b, loc, map, src, coordinates, /*l2CacheHint=*/Value(),
-        NVVM::TMAStoreMode::TILE, /*predicate=*/Value());
-  }
+  emitPerTmaPanel(b, loc, *panels, copy.getMixedDestOffsets(), copy.getSource(),
+                  [&](ValueRange coordinates, Value panel) {
+                    NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
+                        b, loc, panels->map, panel, coordinates,
+                        /*l2CacheHint=*/Value(), NVVM::TMAStoreMode::TILE,
+                        /*predicate=*/Value());
+                  });
   NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);
   // Waiting for the reads only: the writes reach global memory by the end
   // of the kernel, and nothing in it reads the tensor (tile-lower-copies

@@ -283,30 +283,18 @@ LogicalResult lowerAsyncCopy(CopyOp copy) {
 /// region's coordinates; TMA fills what lies outside the tensor with zeros.
 /// The pipelining pass has checked that TMA can make the copy.
 LogicalResult lowerTmaCopy(CopyOp copy) {
-  auto dstType = cast<MemRefType>(copy.getDest().getType());
-  AllocSharedOp alloc = getSharedAlloc(copy.getDest());
   auto kernel = copy->getParentOfType<KernelOp>();
-  if (!alloc || !kernel || dstType.getRank() != 2)
+  std::optional<TmaPanels> panels =
+      kernel ? createTmaPanels(kernel, copy.getLoc(), copy.getSource(),
+                               copy.getSourceExtents(), copy.getDest())
+             : std::nullopt;
+  if (!panels)
     return copy.emitOpError() << "completes on a barrier but does not fill a "
-                                 "2-D shared tile";
-  int64_t elementBytes = dstType.getElementTypeBitWidth() / 8;
-  int64_t rows = dstType.getDimSize(0), cols = dstType.getDimSize(1);
-  std::optional<PanelledTile> tile =
-      matchPanelledLayout(alloc.getLayoutAttr(), elementBytes);
-  int64_t panelCols = tile ? tile->panelCols() : cols;
-  int64_t panels = cols / panelCols;
-
-  MLIRContext *context = copy.getContext();
-  Location loc = copy.getLoc();
-  SmallVector<int64_t> box(copy.getSourceExtents());
-  box.back() = panelCols;
-  OpBuilder kb = OpBuilder::atBlockBegin(&kernel.getBody().front());
-  Value map =
-      TensorMapOp::create(kb, loc, LLVM::LLVMPointerType::get(context),
-                          copy.getSource(), box, tile ? tile->swizzleBytes : 0);
+                                 "2-D shared tile in a layout TMA writes";
 
   // A producer warpgroup's code runs on one thread already; elsewhere the
   // first thread of the block issues the copy.
+  Location loc = copy.getLoc();
   OpBuilder b(copy);
   auto split = copy->getParentOfType<WarpSpecializeOp>();
   if (!split || !split.getProducer().isAncestor(copy->getParentRegion())) {
@@ -318,32 +306,22 @@ LogicalResult lowerTmaCopy(CopyOp copy) {
       b, loc, copy.getBarrier(),
       arith::MulIOp::create(b, loc, copy.getBarrierIndex(),
                             arith::ConstantIndexOp::create(b, loc, 8)));
-  // Coordinates go innermost first.
-  SmallVector<Value> coordinates;
-  SmallVector<OpFoldResult> offsets = copy.getMixedSourceOffsets();
-  for (OpFoldResult offset : llvm::reverse(offsets))
-    coordinates.push_back(arith::IndexCastOp::create(
-        b, loc, b.getI32Type(),
-        getValueOrCreateConstantIndexOp(b, loc, offset)));
-  Value inner = coordinates.front();
-  int64_t panelBytes = rows * panelCols * elementBytes;
-  for (int64_t p = 0; p < panels; ++p) {
-    coordinates.front() = b.createOrFold<arith::AddIOp>(
-        loc, inner, arith::ConstantIntOp::create(b, loc, p * panelCols, 32));
-    // The copy's destination is a shared::cluster address; the block's own
-    // shared memory is part of its cluster's.
-    Value dst = LLVM::AddrSpaceCastOp::create(
-        b, loc, LLVM::LLVMPointerType::get(context, 7),
-        emitSharedPointer(
-            b, loc, copy.getDest(),
-            arith::ConstantIndexOp::create(b, loc, p * panelBytes)));
-    NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-        b, loc, dst, map, coordinates, barrier, /*im2colOffsets=*/ValueRange{},
-        /*multicastMask=*/Value(), /*l2CacheHint=*/Value(),
-        NVVM::TMALoadModeAttr::get(context, NVVM::TMALoadMode::TILE),
-        b.getBoolAttr(false), /*group=*/NVVM::CTAGroupKindAttr(),
-        /*predicate=*/Value());
-  }
+  MLIRContext *context = copy.getContext();
+  emitPerTmaPanel(
+      b, loc, *panels, copy.getMixedSourceOffsets(), copy.getDest(),
+      [&](ValueRange coordinates, Value panel) {
+        // The copy's destination is a shared::cluster address; the block's
+        // own shared memory is part of its cluster's.
+        Value dst = LLVM::AddrSpaceCastOp::create(
+            b, loc, LLVM::LLVMPointerType::get(context, 7), panel);
+        NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+            b, loc, dst, panels->map, coordinates, barrier,
+            /*im2colOffsets=*/ValueRange{},
+            /*multicastMask=*/Value(), /*l2CacheHint=*/Value(),
+            NVVM::TMALoadModeAttr::get(context, NVVM::TMALoadMode::TILE),
+            b.getBoolAttr(false), /*group=*/NVVM::CTAGroupKindAttr(),
+            /*predicate=*/Value());
+      });
   copy.erase();
   return success();
 }

@@ -7,11 +7,13 @@
 #include "tilec/Dialect/Tile/Transforms/Utils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/AffineExpr.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/ADT/SmallVectorExtras.h"
 #include "llvm/ADT/bit.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -128,6 +130,53 @@ bool tilec::tile::qualifiesForTma(MemRefType tensor, ArrayRef<int64_t> extents,
     return false;
   panels = choosePanelledTile(rows, cols, elementBytes);
   return panels || (cols * elementBytes % 16 == 0 && cols <= 256);
+}
+
+std::optional<tilec::tile::TmaPanels>
+tilec::tile::createTmaPanels(KernelOp kernel, Location loc, Value tensor,
+                             ArrayRef<int64_t> extents, Value tile) {
+  auto type = cast<MemRefType>(tile.getType());
+  AllocSharedOp alloc = getSharedAlloc(tile);
+  if (!alloc || type.getRank() != 2)
+    return std::nullopt;
+  int64_t elementBytes = type.getElementTypeBitWidth() / 8;
+  int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
+  std::optional<PanelledTile> panelled =
+      matchPanelledLayout(alloc.getLayoutAttr(), elementBytes);
+  if (!panelled && alloc.getLayoutAttr())
+    return std::nullopt;
+  tilec::tile::TmaPanels panels;
+  panels.cols = panelled ? panelled->panelCols() : cols;
+  panels.count = cols / panels.cols;
+  panels.bytes = rows * panels.cols * elementBytes;
+  SmallVector<int64_t> box(extents);
+  box.back() = panels.cols;
+  OpBuilder kb = OpBuilder::atBlockBegin(&kernel.getBody().front());
+  panels.map = TensorMapOp::create(
+      kb, loc, LLVM::LLVMPointerType::get(kernel.getContext()), tensor, box,
+      panelled ? panelled->swizzleBytes : 0);
+  return panels;
+}
+
+void tilec::tile::emitPerTmaPanel(
+    OpBuilder &builder, Location loc, const TmaPanels &panels,
+    ArrayRef<OpFoldResult> offsets, Value tile,
+    function_ref<void(ValueRange coordinates, Value panel)> emit) {
+  SmallVector<Value> coordinates = llvm::map_to_vector(
+      llvm::reverse(offsets), [&](OpFoldResult offset) -> Value {
+        return arith::IndexCastOp::create(
+            builder, loc, builder.getI32Type(),
+            getValueOrCreateConstantIndexOp(builder, loc, offset));
+      });
+  Value inner = coordinates[0];
+  for (int64_t p = 0; p < panels.count; ++p) {
+    coordinates.front() = builder.createOrFold<arith::AddIOp>(
+        loc, inner,
+        arith::ConstantIntOp::create(builder, loc, p * panels.cols, 32));
+    emit(coordinates, emitSharedPointer(builder, loc, tile,
+                                        arith::ConstantIndexOp::create(
+                                            builder, loc, p * panels.bytes)));
+  }
 }
 
 Value tilec::tile::emitLinearThreadId(OpBuilder &builder, Location loc,

@@ -57,6 +57,34 @@ AllocSharedOp getSharedAlloc(mlir::Value view);
 bool qualifiesForTma(mlir::MemRefType tensor, llvm::ArrayRef<int64_t> extents,
                      mlir::Value buffer, std::optional<PanelledTile> &panels);
 
+/// How the bulk tensor copy engine moves a 2-D shared tile: one box per
+/// panel of its panelled layout, or one box for a plain tile.
+struct TmaPanels {
+  /// The tensor map whose box is one panel.
+  mlir::Value map;
+  int64_t count;
+  int64_t cols;
+  int64_t bytes;
+};
+
+/// The panels of `tile` (a shared allocation or a stage of one), with the
+/// tensor map of `tensor` for a region of `extents`, narrowed to a panel's
+/// columns, made at the start of `kernel`. Nullopt, and nothing made, when
+/// the tile's layout is neither panelled nor plain.
+std::optional<TmaPanels> createTmaPanels(KernelOp kernel, mlir::Location loc,
+                                         mlir::Value tensor,
+                                         llvm::ArrayRef<int64_t> extents,
+                                         mlir::Value tile);
+
+/// Calls `emit` for each panel with its coordinates in the tensor (i32,
+/// innermost first, from the region's `offsets`) and the shared-memory
+/// pointer to it in `tile`.
+void emitPerTmaPanel(
+    mlir::OpBuilder &builder, mlir::Location loc, const TmaPanels &panels,
+    llvm::ArrayRef<mlir::OpFoldResult> offsets, mlir::Value tile,
+    llvm::function_ref<void(mlir::ValueRange coordinates, mlir::Value panel)>
+        emit);
+
 /// The linear index of the calling thread in its block (x fastest), for a
 /// block of `threads` (one to three extents).
 mlir::Value emitLinearThreadId(mlir::OpBuilder &builder, mlir::Location loc,
