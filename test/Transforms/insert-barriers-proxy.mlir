@@ -60,3 +60,35 @@ func.func @bulk(%a: memref<128x64xf16>, %c: memref<1024x64xf16>) {
   }
   return
 }
+
+// A tile written before a loop and read by the gemm of every iteration
+// (FlashAttention's Q) is fenced and synchronized once, before the loop;
+// the body, which writes no shared memory, needs no barrier.
+// CHECK-LABEL: func.func @before_loop
+// CHECK: tile.copy %arg0 to
+// CHECK-NEXT: nvvm.fence.proxy
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: tile.serial
+// CHECK-NOT: gpu.barrier
+// CHECK: return
+// PLAIN-LABEL: func.func @before_loop
+// PLAIN: tile.copy %arg0 to
+// PLAIN-NEXT: gpu.barrier
+// PLAIN-NEXT: tile.serial
+// PLAIN-NOT: gpu.barrier
+// PLAIN: return
+func.func @before_loop(%a: memref<128x32xf16>, %b: memref<32x128xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  tile.kernel blocks(%bx) in (%c1) threads(128) {
+    %as = tile.alloc_shared : memref<128x32xf16, #tile.shared>
+    %bs = tile.alloc_shared : memref<32x128xf16, #tile.shared>
+    %acc = tile.alloc_fragment : memref<128x128xf32, #tile.fragment>
+    tile.copy %a to %as : memref<128x32xf16>, memref<128x32xf16, #tile.shared>
+    tile.serial %k = %c0 to %c4 step %c1 {
+      tile.gemm %as, %bs, %acc : memref<128x32xf16, #tile.shared>, memref<32x128xf16, #tile.shared>, memref<128x128xf32, #tile.fragment>
+    }
+  }
+  return
+}

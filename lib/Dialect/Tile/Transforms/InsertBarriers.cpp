@@ -113,6 +113,19 @@ bool readsThroughAsyncProxy(Operation *op, bool gemmsAreAsync) {
       .wasInterrupted();
 }
 
+/// Inserts a barrier before `op`, preceded by an async-proxy fence when
+/// `op` reads shared memory through the async proxy.
+void insertBarrierBefore(Operation *op, bool proxyFences) {
+  OpBuilder b(op);
+  if (readsThroughAsyncProxy(op, proxyFences))
+    NVVM::FenceProxyOp::create(
+        b, op->getLoc(),
+        NVVM::ProxyKindAttr::get(b.getContext(), NVVM::ProxyKind::async_shared),
+        NVVM::SharedSpaceAttr::get(b.getContext(),
+                                   NVVM::SharedSpace::shared_cta));
+  gpu::BarrierOp::create(b, op->getLoc());
+}
+
 /// Processes the statements of `block` with `pending` accesses since the
 /// last barrier, inserting barriers; leaves in `pending` what is unsynced
 /// at the end. A barrier before a bulk copy, or with `proxyFences` before a
@@ -130,8 +143,14 @@ void synchronize(Block &block, Accesses &pending, bool proxyFences) {
     if (own.reads.empty() && own.writes.empty())
       continue;
     if (isLoop(&op)) {
-      // An iteration starts with what came before the loop and with what
-      // the previous iteration left.
+      // What came before the loop is synchronized once, before it, rather
+      // than at every iteration (FlashAttention's Q tile, written once and
+      // read by every iteration's gemm).
+      if (pending.conflictsWith(own)) {
+        insertBarrierBefore(&op, proxyFences);
+        pending.clear();
+      }
+      // An iteration starts with what the previous iteration left.
       Block &body = op.getRegion(0).front();
       Accesses inner = pending;
       inner.merge(own);
@@ -156,15 +175,7 @@ void synchronize(Block &block, Accesses &pending, bool proxyFences) {
       continue;
     }
     if (pending.conflictsWith(own)) {
-      OpBuilder b(&op);
-      if (readsThroughAsyncProxy(&op, proxyFences))
-        NVVM::FenceProxyOp::create(
-            b, op.getLoc(),
-            NVVM::ProxyKindAttr::get(b.getContext(),
-                                     NVVM::ProxyKind::async_shared),
-            NVVM::SharedSpaceAttr::get(b.getContext(),
-                                       NVVM::SharedSpace::shared_cta));
-      gpu::BarrierOp::create(b, op.getLoc());
+      insertBarrierBefore(&op, proxyFences);
       pending.clear();
     }
     pending.merge(own);

@@ -159,7 +159,9 @@ def TileInsertBarriers : Pass<"tile-insert-barriers", "mlir::func::FuncOp"> {
     shared memory that the other reads or writes (read-after-write,
     write-after-write and write-after-read), including across iterations of
     the enclosing loops. A statement is a top-level op of a kernel or loop
-    body; code inside `tile.parallel` is one statement.
+    body; code inside `tile.parallel` is one statement. A loop whose body
+    conflicts with what came before it gets one barrier before the loop,
+    not one per iteration.
 
     With `proxy-fences`, a barrier before a statement that holds a
     `tile.gemm` comes after a `fence.proxy.async.shared::cta`: wgmma reads
