@@ -101,7 +101,10 @@ static LogicalResult addDevicePipeline(PassManager &pm,
              (target.warpSize == 64 ? " wave64=1" : "") + "}";
   }
   if (options.fastMath)
-    common = "tilec-fast-math," + common;
+    common = std::string("tilec-fast-math{nvvm-ftz=") +
+             (target.isNVIDIA() ? "1" : "0") + "}," + common;
+  else if (options.contractFloat)
+    common = "tilec-contract-float," + common;
   return addPipeline(pm, "gpu.module(" + common + lower +
                              ",canonicalize,cse,reconcile-unrealized-casts)," +
                              attach);

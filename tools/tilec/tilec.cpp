@@ -49,6 +49,7 @@ struct Options {
   std::string arch = kDefaultArch.str();
   unsigned optLevel = 3;
   bool fastMath = false;
+  bool noFma = false;
   bool noTma = false;
   bool noWgmma = false;
   bool noWarpSpecialize = false;
@@ -451,6 +452,7 @@ static int compile(const Options &options, const char *argv0) {
     compile.target = t;
     compile.optLevel = options.optLevel;
     compile.fastMath = options.fastMath;
+    compile.contractFloat = !options.noFma;
     compile.allowTma = !options.noTma;
     compile.allowWgmma = !options.noWgmma;
     compile.allowWarpSpecialize = !options.noWarpSpecialize;
@@ -608,6 +610,11 @@ int main(int argc, char **argv) {
                "Approximate division, square root and math functions "
                "(rcp.approx, ex2.approx, the fast device-library variants) "
                "and flush f32 denormals to zero");
+  app.add_flag("--no-fma", options.noFma,
+               "Round every floating-point multiply and add on its own "
+               "rather than fusing a * b + c into one fused multiply-add, "
+               "as tilec does by default (like nvcc)")
+      ->excludes("--fast-math");
   app.add_flag("--no-tma", options.noTma,
                "On sm_90 and sm_90a, pipeline copies with cp.async rather "
                "than the bulk tensor copy engine (TMA) and mbarriers, and "
@@ -670,7 +677,11 @@ int main(int argc, char **argv) {
   try {
     app.parse(args);
   } catch (const CLI::ParseError &e) {
-    return app.exit(e) == 0 ? 0 : 1;
+    // --help and --version end the parse too; they succeed.
+    if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success))
+      return app.exit(e);
+    llvm::errs() << "tilec: error: " << e.what() << "; see tilec --help\n";
+    return 1;
   }
   if (writeDepfileBesideOutput && options.depfile.empty()) {
     if (options.output == "-") {

@@ -25,6 +25,8 @@ struct CompileOptions {
   unsigned optLevel = 3;
   /// Approximate math: ex2.approx and friends, flush denormals to zero.
   bool fastMath = false;
+  /// Fused multiply-adds for a * b + c (the default, as with nvcc).
+  bool contractFloat = true;
   /// Hopper features the target has that the compilation may use (all by
   /// default): the bulk tensor copy engine for pipelined copies, wgmma for
   /// gemms, a producer warpgroup for the copies. Turned off, the sm_80 path

@@ -14,13 +14,39 @@ def TilecFastMath : Pass<"tilec-fast-math", "mlir::gpu::GPUModuleOp"> {
   let summary = "Allow approximate math and flush f32 denormals to zero";
   let description = [{
     What `tilec --fast-math` asks for, applied to the kernels of a
-    gpu.module before it is lowered to NVVM or ROCDL: every floating-point
-    `arith` and `math` op gets the `fast` fast-math flags, so that division
-    and square root become their approximate instructions and `math.exp`,
+    gpu.module before it is lowered to NVVM or ROCDL, and what nvcc's
+    `--use_fast_math` means: every floating-point `arith` and `math` op gets
+    the `afn`, `arcp` and `contract` fast-math flags, so that division and
+    square root become their approximate instructions, `math.exp`,
     `math.log` and the like call the fast device-library variants
-    (`__nv_fast_expf`, ...); and every kernel flushes f32 denormals to zero
-    (`denormal_fp_math_f32 = "preserve-sign,preserve-sign"` on the
-    `gpu.func`, which becomes the LLVM function attribute).
+    (`__nv_fast_expf`, ...) and multiplies fuse with adds; and every kernel
+    flushes f32 denormals to zero (`denormal_fp_math_f32 =
+    "preserve-sign,preserve-sign"` on the `gpu.func`, which becomes the LLVM
+    function attribute). It does not assume the absence of NaNs or
+    infinities, nor reassociate: kernels mask with `-inf` on purpose.
+
+    With `nvvm-ftz`, the module also gets the `nvvm-reflect-ftz` module
+    flag, through which libdevice's functions (`__nv_exp2f`, ...) choose
+    their flushing variants (`ex2.approx.ftz.f32`).
+  }];
+  let options = [
+    Option<"nvvmFtz", "nvvm-ftz", "bool", "false",
+           "Set libdevice's __CUDA_FTZ (NVIDIA targets)">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::LLVM::LLVMDialect"];
+}
+
+def TilecContractFloat : Pass<"tilec-contract-float",
+                               "mlir::gpu::GPUModuleOp"> {
+  let summary = "Let floating-point multiplies and adds fuse into FMAs";
+  let description = [{
+    Adds the `contract` fast-math flag to every floating-point `arith` op of
+    a gpu.module's kernels, so that LLVM fuses `a * b + c` into one fused
+    multiply-add, rounded once, as nvcc (`-fmad=true`), hipcc and Triton do
+    by default. Without it the NVPTX backend keeps each multiply and add
+    rounded on its own (`mul.rn`, `add.rn`). tilec runs it unless
+    `--no-fma` is given; `--fast-math` implies it.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
