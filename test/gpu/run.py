@@ -79,6 +79,25 @@ def configs():
                               "TEST_SEQ": seq, "TEST_DIM": dim,
                               "CAUSAL": int(causal),
                               "BHSD": int(layout == "bhsd")}))
+    # The Hopper configuration of the benchmarks (bench/attention): 128x128
+    # blocks, two consumer warpgroups and a producer, two stages; with
+    # --fast-math as benchmarked, and once without.
+    for batch, heads, seq, dim, causal, layout, flags in [
+            (2, 3, 1000, 64, True, "bshd", ["--fast-math"]),
+            (1, 2, 333, 128, False, "bhsd", ["--fast-math"]),
+            (1, 4, 1024, 128, True, "bshd", ["--fast-math"]),
+            (2, 2, 200, 128, True, "bhsd", ["--fast-math"]),
+            (1, 2, 640, 128, False, "bshd", [])]:
+        name = (f"flash_ws_{layout}_{'causal_' if causal else ''}"
+                f"{batch}x{heads}x{seq}x{dim}{'_fast' if flags else ''}")
+        out.append((name, example("flash_attention"),
+                    {"batch": batch, "heads": heads, "seq_len": seq, "dim": dim,
+                     "is_causal": causal, "layout": layout, "block_M": 128,
+                     "block_N": 128, "num_stages": 2, "threads": 256},
+                    "FLASH", {"TEST_BATCH": batch, "TEST_HEADS": heads,
+                              "TEST_SEQ": seq, "TEST_DIM": dim,
+                              "CAUSAL": int(causal),
+                              "BHSD": int(layout == "bhsd")}, flags))
     # Headers for several targets pick the device's binary, or refuse.
     for archs in ["sm_80,sm_90a", "sm_80,sm_86"]:
         out.append((f"multiarch_{archs.replace(',', '_')}", kernel("copy"), {},
