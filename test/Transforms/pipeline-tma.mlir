@@ -92,8 +92,9 @@ func.func @unaligned_rows(%a: memref<1000x100xf16>, %n: index) {
 
 // -----
 
-// A dynamic inner extent: the strides are unknown at compile time, and a
-// layout annotated for the tile is TMA's to keep either: cp.async for both.
+// A dynamic inner extent: the row stride, 2 bytes times it, is not known to
+// be a multiple of 16; and a layout annotated for the tile is TMA's to keep
+// either: cp.async for both.
 // CHECK-LABEL: func.func @dynamic_and_annotated
 // CHECK-NOT: mbarrier
 // CHECK: nvvm.cp.async.commit.group
@@ -127,6 +128,31 @@ func.func @annotated(%a: memref<1024x1024xf16>, %n: index) {
       %kk = arith.muli %k, %c32 : index
       tile.copy %a[%bx, %kk] [128, 32] to %as : memref<1024x1024xf16>, memref<128x32xf16, #tile.shared>
       tile.copy %as to %acc : memref<128x32xf16, #tile.shared>, memref<128x32xf16, #tile.fragment>
+    }
+  }
+  return
+}
+
+// -----
+
+// Run-time extents outside the innermost dimension (FlashAttention's
+// sequence length in [batch, seq, heads, dim]) leave every stride a
+// multiple of 16 bytes whatever their values: TMA.
+// CHECK-LABEL: func.func @dynamic_outer
+// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c8192_i32
+// CHECK: tile.copy async %arg0[0, %{{.*}}, %{{.*}}, 0] [1, 64, 1, 64] to %{{.*}} barrier(
+// CHECK-NOT: nvvm.cp.async.commit.group
+func.func @dynamic_outer(%a: memref<4x?x32x64xf16>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c8 = arith.constant 8 : index
+  %c64 = arith.constant 64 : index
+  tile.kernel blocks(%bx) in (%c8) threads(128) {
+    %as = tile.alloc_shared : memref<64x64xf16, #tile.shared>
+    %acc = tile.alloc_fragment : memref<64x64xf16, #tile.fragment>
+    tile.pipelined %k = %c0 to %n stages(2) {
+      %kk = arith.muli %k, %c64 : index
+      tile.copy %a[0, %kk, %bx, 0] [1, 64, 1, 64] to %as : memref<4x?x32x64xf16>, memref<64x64xf16, #tile.shared>
+      tile.copy %as to %acc : memref<64x64xf16, #tile.shared>, memref<64x64xf16, #tile.fragment>
     }
   }
   return

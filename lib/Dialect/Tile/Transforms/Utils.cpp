@@ -116,13 +116,18 @@ bool tilec::tile::qualifiesForTma(MemRefType tensor, ArrayRef<int64_t> extents,
   if (extents.back() != cols ||
       llvm::any_of(extents, [](int64_t e) { return e > 256; }))
     return false;
-  // Every stride, the innermost dimension's excepted, in bytes.
-  int64_t stride = elementBytes;
+  // Every stride but the innermost dimension's must be a multiple of 16
+  // bytes. A run-time extent in one is a factor of unknown value, so the
+  // product of the others (the stride's known divisor) must be; the header
+  // checks the 2^40 bound of such strides at launch.
+  int64_t divisor = elementBytes;
+  bool dynamic = false;
   for (int64_t dim = tensor.getRank() - 1; dim > 0; --dim) {
     if (tensor.isDynamicDim(dim))
-      return false;
-    stride *= tensor.getDimSize(dim);
-    if (stride % 16 != 0 || stride >= (int64_t(1) << 40))
+      dynamic = true;
+    else
+      divisor *= tensor.getDimSize(dim);
+    if (divisor % 16 != 0 || (!dynamic && divisor >= (int64_t(1) << 40)))
       return false;
   }
   if (llvm::any_of(buffer.getUsers(),
