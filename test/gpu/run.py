@@ -66,38 +66,59 @@ def configs():
                     {"M": 1000, "N": 1000}, kernel_name.replace("_", "").upper(),
                     {"M": 1000, "N": 1000}, ["--fast-math"]))
     # FlashAttention: both layouts, causal or not, sequence lengths that are
-    # and are not multiples of the 64-row blocks, head sizes 64 and 128.
-    for batch, heads, seq, dim, causal, layout in [
-            (1, 2, 256, 64, False, "bshd"), (2, 3, 1000, 64, True, "bshd"),
-            (1, 2, 333, 128, False, "bhsd"), (1, 1, 512, 128, True, "bhsd")]:
+    # and are not multiples of the blocks, head sizes 64 and 128, more keys
+    # than queries, bfloat16, a run-time sequence length; the example's
+    # 64x64 blocks on 128 threads, and the Hopper configuration of the
+    # benchmarks (bench/attention: 128x128 blocks, two consumer warpgroups
+    # and a producer, two stages), mostly with --fast-math as benchmarked.
+    hopper = {"block_M": 128, "block_N": 128, "num_stages": 2, "threads": 256}
+    fast = ["--fast-math"]
+    sm80 = ["--no-tma", "--no-wgmma"]
+    for batch, heads, seq, seq_kv, dim, causal, layout, extra, flags in [
+            (1, 2, 256, None, 64, False, "bshd", {}, []),
+            (2, 3, 1000, None, 64, True, "bshd", {}, []),
+            (1, 2, 333, None, 128, False, "bhsd", {}, []),
+            (1, 1, 512, None, 128, True, "bhsd", {}, []),
+            (1, 2, 300, 700, 64, True, "bshd", {}, []),
+            (1, 2, 200, None, 64, False, "bshd", {"dtype": "bfloat16"}, []),
+            (2, 3, 1000, None, 64, True, "bshd", hopper, fast),
+            (1, 2, 333, None, 128, False, "bhsd", hopper, fast),
+            (1, 4, 1024, None, 128, True, "bshd", hopper, fast),
+            (2, 2, 200, None, 128, True, "bhsd", hopper, fast),
+            (1, 2, 640, None, 128, False, "bshd", hopper, []),
+            (1, 2, 250, 1000, 128, True, "bhsd", hopper, fast),
+            (1, 3, 129, 520, 64, False, "bshd", hopper, fast),
+            (2, 2, 700, None, 128, True, "bshd",
+             dict(hopper, dtype="bfloat16"), fast),
+            (1, 2, 333, None, 64, False, "bhsd",
+             dict(hopper, dtype="bfloat16"), fast),
+            (2, 2, 1000, None, 128, True, "bshd",
+             dict(hopper, dynamic=True), fast),
+            (1, 3, 77, None, 64, False, "bhsd",
+             dict(hopper, dynamic=True), fast),
+            (1, 2, 300, None, 64, True, "bshd", {"dynamic": True}, []),
+            # The sm_80 path (cp.async, mma.sync) on the same GPU.
+            (2, 3, 1000, None, 64, True, "bshd", {}, sm80),
+            (1, 2, 250, 600, 128, True, "bhsd", {"dtype": "bfloat16"}, sm80),
+            (1, 2, 500, None, 64, False, "bshd", {"dynamic": True}, sm80)]:
+        bf16 = extra.get("dtype") == "bfloat16"
+        dynamic = extra.get("dynamic", False)
         name = (f"flash_{layout}_{'causal_' if causal else ''}"
-                f"{batch}x{heads}x{seq}x{dim}")
-        out.append((name, example("flash_attention"),
-                    {"batch": batch, "heads": heads, "seq_len": seq, "dim": dim,
-                     "is_causal": causal, "layout": layout},
+                f"{batch}x{heads}x{seq}{f'x{seq_kv}' if seq_kv else ''}x{dim}"
+                f"{'_ws' if extra.get('threads') == 256 else ''}"
+                f"{'_bf16' if bf16 else ''}{'_dynamic' if dynamic else ''}" +
+                "".join("_" + f.lstrip("-").replace("-", "_") for f in flags))
+        defines = {"batch": batch, "heads": heads, "seq_len": seq, "dim": dim,
+                   "is_causal": causal, "layout": layout, **extra}
+        if seq_kv:
+            defines["seq_kv"] = seq_kv
+        out.append((name, example("flash_attention"), defines,
                     "FLASH", {"TEST_BATCH": batch, "TEST_HEADS": heads,
-                              "TEST_SEQ": seq, "TEST_DIM": dim,
-                              "CAUSAL": int(causal),
-                              "BHSD": int(layout == "bhsd")}))
-    # The Hopper configuration of the benchmarks (bench/attention): 128x128
-    # blocks, two consumer warpgroups and a producer, two stages; with
-    # --fast-math as benchmarked, and once without.
-    for batch, heads, seq, dim, causal, layout, flags in [
-            (2, 3, 1000, 64, True, "bshd", ["--fast-math"]),
-            (1, 2, 333, 128, False, "bhsd", ["--fast-math"]),
-            (1, 4, 1024, 128, True, "bshd", ["--fast-math"]),
-            (2, 2, 200, 128, True, "bhsd", ["--fast-math"]),
-            (1, 2, 640, 128, False, "bshd", [])]:
-        name = (f"flash_ws_{layout}_{'causal_' if causal else ''}"
-                f"{batch}x{heads}x{seq}x{dim}{'_fast' if flags else ''}")
-        out.append((name, example("flash_attention"),
-                    {"batch": batch, "heads": heads, "seq_len": seq, "dim": dim,
-                     "is_causal": causal, "layout": layout, "block_M": 128,
-                     "block_N": 128, "num_stages": 2, "threads": 256},
-                    "FLASH", {"TEST_BATCH": batch, "TEST_HEADS": heads,
-                              "TEST_SEQ": seq, "TEST_DIM": dim,
-                              "CAUSAL": int(causal),
-                              "BHSD": int(layout == "bhsd")}, flags))
+                              "TEST_SEQ": seq, "TEST_SEQ_KV": seq_kv or seq,
+                              "TEST_DIM": dim, "CAUSAL": int(causal),
+                              "BHSD": int(layout == "bhsd"),
+                              "BF16": int(bf16), "DYNAMIC": int(dynamic)},
+                    flags))
     # Headers for several targets pick the device's binary, or refuse.
     for archs in ["sm_80,sm_90a", "sm_80,sm_86"]:
         out.append((f"multiarch_{archs.replace(',', '_')}", kernel("copy"), {},

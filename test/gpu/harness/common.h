@@ -105,6 +105,21 @@ struct Context {
   }
 };
 
+/// bfloat16 from float, rounding to nearest even (finite inputs).
+inline uint16_t floatToBf16(float f) {
+  uint32_t bits;
+  std::memcpy(&bits, &f, 4);
+  uint32_t rounding = 0x7fffu + ((bits >> 16) & 1);
+  return uint16_t((bits + rounding) >> 16);
+}
+
+inline float bf16ToFloat(uint16_t h) {
+  uint32_t bits = uint32_t(h) << 16;
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
 inline std::vector<double> widen(const std::vector<float> &values) {
   return std::vector<double>(values.begin(), values.end());
 }

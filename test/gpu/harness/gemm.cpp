@@ -25,20 +25,6 @@
     }                                                                          \
   } while (0)
 
-static uint16_t floatToBf16(float f) {
-  uint32_t bits;
-  std::memcpy(&bits, &f, 4);
-  uint32_t rounding = 0x7fffu + ((bits >> 16) & 1);
-  return uint16_t((bits + rounding) >> 16);
-}
-
-static float bf16ToFloat(uint16_t h) {
-  uint32_t bits = uint32_t(h) << 16;
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
-
 static std::vector<uint16_t> encode(const std::vector<float> &values,
                                     bool bf16) {
   std::vector<uint16_t> result(values.size());

@@ -249,38 +249,67 @@ static bool run(Context &ctx) {
 }
 
 #elif defined(TEST_FLASH)
-// Output = softmax(Q K^T / sqrt(dim)) V per batch and head, causal when
-// CAUSAL is 1, in the bshd layout (BHSD 0) or bhsd (BHSD 1).
+// Output = softmax(Q K^T / sqrt(dim)) V per batch and head for TEST_SEQ
+// queries and TEST_SEQ_KV keys (TEST_SEQ unless given), causal when CAUSAL
+// is 1 (query i sees keys up to i + TEST_SEQ_KV - TEST_SEQ), in the bshd
+// layout (BHSD 0) or bhsd (BHSD 1), in bfloat16 with BF16 1, and with the
+// sequence length an argument of the launch function with DYNAMIC 1.
+#ifndef TEST_SEQ_KV
+#define TEST_SEQ_KV TEST_SEQ
+#endif
+#ifndef BF16
+#define BF16 0
+#endif
+#ifndef DYNAMIC
+#define DYNAMIC 0
+#endif
 static bool run(Context &ctx) {
-  const int64_t b = TEST_BATCH, h = TEST_HEADS, s = TEST_SEQ, d = TEST_DIM;
-  const size_t count = size_t(b) * h * s * d;
-  std::vector<float> q = roundHalf(ctx.uniform(count)),
-                     k = roundHalf(ctx.uniform(count)),
-                     v = roundHalf(ctx.uniform(count));
-  Buffer Q(count, 2), K(count, 2), V(count, 2), O(count, 2);
-  Q.upload(toHalf(q).data());
-  K.upload(toHalf(k).data());
-  V.upload(toHalf(v).data());
+  const int64_t b = TEST_BATCH, h = TEST_HEADS, sq = TEST_SEQ,
+                skv = TEST_SEQ_KV, d = TEST_DIM;
+  const size_t qCount = size_t(b) * h * sq * d,
+               kvCount = size_t(b) * h * skv * d;
+  auto round = [](std::vector<float> values) {
+    for (float &v : values)
+      v = BF16 ? bf16ToFloat(floatToBf16(v)) : halfToFloat(floatToHalf(v));
+    return values;
+  };
+  auto encode = [](const std::vector<float> &values) {
+    std::vector<uint16_t> bits(values.size());
+    for (size_t i = 0; i < values.size(); ++i)
+      bits[i] = BF16 ? floatToBf16(values[i]) : floatToHalf(values[i]);
+    return bits;
+  };
+  std::vector<float> q = round(ctx.uniform(qCount)),
+                     k = round(ctx.uniform(kvCount)),
+                     v = round(ctx.uniform(kvCount));
+  Buffer Q(qCount, 2), K(kvCount, 2), V(kvCount, 2), O(qCount, 2);
+  Q.upload(encode(q).data());
+  K.upload(encode(k).data());
+  V.upload(encode(v).data());
   O.poison();
+#if DYNAMIC
+  CHECK(flashattn_launch(nullptr, Q.ptr, K.ptr, V.ptr, O.ptr, sq));
+#else
   CHECK(flashattn_launch(nullptr, Q.ptr, K.ptr, V.ptr, O.ptr));
+#endif
   CHECK(cuCtxSynchronize());
-  std::vector<uint16_t> o(count);
+  std::vector<uint16_t> o(qCount);
   O.download(o.data());
-  auto at = [&](int64_t bi, int64_t si, int64_t hi, int64_t di) {
+  auto at = [&](int64_t s, int64_t bi, int64_t si, int64_t hi, int64_t di) {
     return BHSD ? ((size_t(bi) * h + hi) * s + si) * d + di
                 : ((size_t(bi) * s + si) * h + hi) * d + di;
   };
-  std::vector<double> got(count), want(count), scores(s);
+  std::vector<double> got(qCount), want(qCount), scores(skv);
   double scale = 1.0 / std::sqrt(double(d));
   for (int64_t bi = 0; bi < b; ++bi)
     for (int64_t hi = 0; hi < h; ++hi)
-      for (int64_t i = 0; i < s; ++i) {
-        int64_t keys = CAUSAL ? i + 1 : s;
+      for (int64_t i = 0; i < sq; ++i) {
+        int64_t keys = CAUSAL ? std::min(skv, i + 1 + skv - sq) : skv;
         double best = -INFINITY, sum = 0;
         for (int64_t j = 0; j < keys; ++j) {
           double dot = 0;
           for (int64_t di = 0; di < d; ++di)
-            dot += double(q[at(bi, i, hi, di)]) * k[at(bi, j, hi, di)];
+            dot += double(q[at(sq, bi, i, hi, di)]) * k[at(skv, bi, j, hi, di)];
           scores[j] = dot * scale;
           best = std::max(best, scores[j]);
         }
@@ -289,12 +318,16 @@ static bool run(Context &ctx) {
         for (int64_t di = 0; di < d; ++di) {
           double acc = 0;
           for (int64_t j = 0; j < keys; ++j)
-            acc += scores[j] * v[at(bi, j, hi, di)];
-          want[at(bi, i, hi, di)] = acc / sum;
-          got[at(bi, i, hi, di)] = halfToFloat(o[at(bi, i, hi, di)]);
+            acc += scores[j] * v[at(skv, bi, j, hi, di)];
+          size_t index = at(sq, bi, i, hi, di);
+          want[index] = acc / sum;
+          got[index] = BF16 ? bf16ToFloat(o[index]) : halfToFloat(o[index]);
         }
       }
-  return compare(TEST_NAME, got, want, 2e-3, 1e-2, ctx.seed);
+  // The probabilities feed P V in the input type: bfloat16 has 3 fewer
+  // mantissa bits than half.
+  return BF16 ? compare(TEST_NAME, got, want, 1e-2, 2e-2, ctx.seed)
+              : compare(TEST_NAME, got, want, 2e-3, 1e-2, ctx.seed);
 }
 
 #elif defined(TEST_CONTROL)
