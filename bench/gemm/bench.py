@@ -23,6 +23,8 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 HERE = os.path.join(ROOT, "bench", "gemm")
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+from common import describe_commit, device_name, median_ms  # noqa: E402
 KERNEL = os.path.join(ROOT, "test", "gpu", "kernels", "gemm.tile")
 
 # TileLang's M0-M7 problem sizes (M, N, K), then square ones.
@@ -42,15 +44,6 @@ def cases(shapes):
         out.append((m, n, k, "float16", False))
     out.append((4096, 4096, 4096, "float16", True))
     return out
-
-
-def describe_commit():
-    def git(*argv):
-        return subprocess.run(["git", "-C", ROOT, *argv], capture_output=True,
-                              text=True).stdout.strip()
-    commit = git("rev-parse", "--short=12", "HEAD") or "unknown"
-    dirty = git("status", "--porcelain", "--untracked-files=no")
-    return commit + (" (with local changes)" if dirty else "")
 
 
 def build(args):
@@ -109,28 +102,6 @@ def build(args):
     return 0
 
 
-def median_ms(fn, torch):
-    for _ in range(3):
-        fn()
-    torch.cuda.synchronize()
-    start = torch.cuda.Event(enable_timing=True)
-    stop = torch.cuda.Event(enable_timing=True)
-    start.record()
-    fn()
-    stop.record()
-    stop.synchronize()
-    inner = max(1, min(100, int(20.0 / max(start.elapsed_time(stop), 1e-3))))
-    times = []
-    for _ in range(21):
-        start.record()
-        for _ in range(inner):
-            fn()
-        stop.record()
-        stop.synchronize()
-        times.append(start.elapsed_time(stop) / inner)
-    return sorted(times)[len(times) // 2]
-
-
 def triton_matmul():
     """A plain Triton matmul (fixed tiles, no autotuning), or None."""
     try:
@@ -175,13 +146,6 @@ def triton_matmul():
                      BM=128, BN=256, BK=64, GROUP=8, num_warps=8,
                      num_stages=3)
     return run
-
-
-def device_name():
-    out = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version",
-                          "--format=csv,noheader", "-i", "0"],
-                         capture_output=True, text=True).stdout.strip()
-    return out or "unknown"
 
 
 def run(args):
