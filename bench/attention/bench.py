@@ -20,12 +20,12 @@ import math
 import os
 import subprocess
 import sys
-import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 HERE = os.path.join(ROOT, "bench", "attention")
 sys.path.insert(0, os.path.join(ROOT, "bench"))
-from common import describe_commit, device_name, median_ms  # noqa: E402
+from common import (compile_seconds, describe_commit,  # noqa: E402
+                    device_name, median_ms)
 KERNEL = os.path.join(ROOT, "examples", "flash_attention.tile")
 
 
@@ -54,11 +54,7 @@ def build(args):
                "-D", f"block_M={block_m}", "-D", f"block_N={block_n}",
                "-D", f"num_stages={args.stages}",
                "-D", f"threads={args.threads}", *args.tilec_flag]
-        times = []
-        for _ in range(3):
-            start = time.perf_counter()
-            subprocess.run(cmd, check=True)
-            times.append(time.perf_counter() - start)
+        compile_s = compile_seconds(cmd)
         lib = base + ".so"
         subprocess.run(["g++", "-std=c++17", "-O2", "-shared", "-fPIC",
                         "-I", cuda + "/include", "-include", base + ".h",
@@ -67,9 +63,9 @@ def build(args):
         manifest.append({"batch": batch, "heads": heads, "seq": seq,
                          "dim": dim, "causal": causal,
                          "lib": os.path.basename(lib),
-                         "compile_s": sorted(times)[1]})
+                         "compile_s": compile_s})
         print(f"built {batch}x{heads}x{seq}x{dim}{' causal' if causal else ''}: "
-              f"tilec {sorted(times)[1]:.2f} s")
+              f"tilec {compile_s:.2f} s")
     with open(os.path.join(args.out, "manifest.json"), "w") as f:
         json.dump({"commit": describe_commit(),
                    "arch": args.arch + "".join(" " + f for f in args.tilec_flag),

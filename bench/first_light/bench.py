@@ -16,10 +16,11 @@ import json
 import os
 import subprocess
 import sys
-import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 HERE = os.path.join(ROOT, "bench", "first_light")
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+from common import compile_seconds, describe_commit, device_name  # noqa: E402
 
 
 def cases():
@@ -47,11 +48,7 @@ def build(args):
                "--arch", args.arch, "-o", base + ".cubin"]
         for k, v in defines.items():
             cmd += ["-D", f"{k}={v}"]
-        times = []
-        for _ in range(3):
-            start = time.perf_counter()
-            subprocess.run(cmd, check=True)
-            times.append(time.perf_counter() - start)
+        compile_s = compile_seconds(cmd)
         exe = base + ".bench"
         build_cmd = ["g++", "-std=c++17", "-O2", "-I", cuda + "/include",
                      "-I", os.path.join(ROOT, "test", "gpu", "harness"),
@@ -63,32 +60,11 @@ def build(args):
         subprocess.run(build_cmd, check=True)
         manifest.append({"name": name, "exe": os.path.basename(exe),
                          "kernel": example, "m": m, "n": n,
-                         "compile_s": sorted(times)[1]})
-        print(f"built {name}: tilec {sorted(times)[1]:.2f} s")
+                         "compile_s": compile_s})
+        print(f"built {name}: tilec {compile_s:.2f} s")
     with open(os.path.join(args.out, "manifest.json"), "w") as f:
         json.dump({"commit": describe_commit(), "cases": manifest}, f, indent=1)
     return 0
-
-
-def describe_commit():
-    """The commit of the source tree, marked when it has local changes."""
-    def git(*argv):
-        return subprocess.run(["git", "-C", ROOT, *argv], capture_output=True,
-                              text=True).stdout.strip()
-    commit = git("rev-parse", "--short=12", "HEAD") or "unknown"
-    return commit + (" (with local changes)" if git("status", "--porcelain",
-                                                     "--untracked-files=no")
-                     else "")
-
-
-def device_name():
-    try:
-        out = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version",
-                              "--format=csv,noheader", "-i", "0"],
-                             capture_output=True, text=True).stdout.strip()
-        return out or "unknown"
-    except OSError:
-        return "unknown"
 
 
 def torch_baseline(kernel, m, n, dtype):
