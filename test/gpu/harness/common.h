@@ -120,6 +120,15 @@ inline float bf16ToFloat(uint16_t h) {
   return f;
 }
 
+/// The bits of `values` as halves, or bfloat16 with `bf16`.
+inline std::vector<uint16_t> toSixteenBits(const std::vector<float> &values,
+                                           bool bf16) {
+  std::vector<uint16_t> result(values.size());
+  for (size_t i = 0; i < values.size(); ++i)
+    result[i] = bf16 ? floatToBf16(values[i]) : floatToHalf(values[i]);
+  return result;
+}
+
 inline std::vector<double> widen(const std::vector<float> &values) {
   return std::vector<double>(values.begin(), values.end());
 }

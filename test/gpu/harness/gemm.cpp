@@ -25,14 +25,6 @@
     }                                                                          \
   } while (0)
 
-static std::vector<uint16_t> encode(const std::vector<float> &values,
-                                    bool bf16) {
-  std::vector<uint16_t> result(values.size());
-  for (size_t i = 0; i < values.size(); ++i)
-    result[i] = bf16 ? floatToBf16(values[i]) : floatToHalf(values[i]);
-  return result;
-}
-
 /// Element `i` of a row-major matrix of `cols` columns, as stored with
 /// `transposed` (then it is cols x rows in memory).
 static size_t at(int64_t row, int64_t col, int64_t rows, int64_t cols,
@@ -100,8 +92,8 @@ int main() {
     A.upload(a.data());
     B.upload(b.data());
   } else {
-    std::vector<uint16_t> a16 = encode(a, inKind == 1),
-                          b16 = encode(b, inKind == 1);
+    std::vector<uint16_t> a16 = toSixteenBits(a, inKind == 1),
+                          b16 = toSixteenBits(b, inKind == 1);
     A.upload(a16.data());
     B.upload(b16.data());
   }

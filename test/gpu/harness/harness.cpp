@@ -273,19 +273,13 @@ static bool run(Context &ctx) {
       v = BF16 ? bf16ToFloat(floatToBf16(v)) : halfToFloat(floatToHalf(v));
     return values;
   };
-  auto encode = [](const std::vector<float> &values) {
-    std::vector<uint16_t> bits(values.size());
-    for (size_t i = 0; i < values.size(); ++i)
-      bits[i] = BF16 ? floatToBf16(values[i]) : floatToHalf(values[i]);
-    return bits;
-  };
   std::vector<float> q = round(ctx.uniform(qCount)),
                      k = round(ctx.uniform(kvCount)),
                      v = round(ctx.uniform(kvCount));
   Buffer Q(qCount, 2), K(kvCount, 2), V(kvCount, 2), O(qCount, 2);
-  Q.upload(encode(q).data());
-  K.upload(encode(k).data());
-  V.upload(encode(v).data());
+  Q.upload(toSixteenBits(q, BF16).data());
+  K.upload(toSixteenBits(k, BF16).data());
+  V.upload(toSixteenBits(v, BF16).data());
   O.poison();
 #if DYNAMIC
   CHECK(flashattn_launch(nullptr, Q.ptr, K.ptr, V.ptr, O.ptr, sq));
