@@ -22,6 +22,10 @@ int64_t GridLayoutParams::rowsPerThread() const {
   return llvm::divideCeil(rows, threadRows);
 }
 
+int64_t GridLayoutParams::slots() const {
+  return rowsPerThread() * colGroups() * vector;
+}
+
 GridLayoutParams tilec::chooseGridLayout(ArrayRef<int64_t> shape,
                                          int64_t threads, int64_t maxVector) {
   GridLayoutParams params;
@@ -41,6 +45,17 @@ GridLayoutParams tilec::chooseGridLayout(ArrayRef<int64_t> shape,
            threads % (params.threadCols * 2) == 0)
       params.threadCols *= 2;
     params.threadRows = threads / params.threadCols;
+    // A block whose size has few factors of two (100, 325 threads) would
+    // put whole rows in each thread; a wider power of two that leaves the
+    // last threads without elements spreads them better.
+    for (int64_t wider = params.threadCols * 2;
+         wider <= groups && wider <= threads; wider *= 2) {
+      GridLayoutParams candidate = params;
+      candidate.threadCols = wider;
+      candidate.threadRows = threads / wider;
+      if (candidate.slots() < params.slots())
+        params = candidate;
+    }
   };
   splitThreads();
   // With fewer rows than thread rows, some threads would hold nothing;
@@ -106,10 +121,14 @@ FragmentLayoutAttr tilec::makeGridLayout(MLIRContext *context,
       s % p.vector;
   SmallVector<AffineExpr> inverse;
   unflattenRows(shape.drop_back(), invRow, inverse);
-  // A rank-1 tile is one row; threads of the other thread rows hold
-  // nothing, which their columns, pushed past the end, say.
+  // Threads past the grid hold nothing, and neither do, in a rank-1 tile
+  // (one row), the threads of the other thread rows: their columns, pushed
+  // past the end, say so.
+  int64_t rowWidth = groups * p.threadCols * p.vector;
   if (rank == 1)
-    invCol = invCol + invRow * (groups * p.threadCols * p.vector);
+    invCol = invCol + invRow * rowWidth;
+  else if (p.usedThreads() < threads)
+    invCol = invCol + t.floorDiv(p.usedThreads()) * rowWidth;
   inverse.push_back(invCol);
   int64_t slots = p.rowsPerThread() * groups * p.vector;
   return FragmentLayoutAttr::get(context, shape, threads, slots, 1, map,
@@ -129,8 +148,6 @@ tilec::matchGridLayout(FragmentLayoutAttr layout) {
     if (cols % vector != 0)
       break;
     for (int64_t threadCols = 1; threadCols <= threads; threadCols *= 2) {
-      if (threads % threadCols != 0)
-        break;
       GridLayoutParams params;
       params.cols = cols;
       for (int64_t extent : shape.drop_back())
@@ -138,6 +155,8 @@ tilec::matchGridLayout(FragmentLayoutAttr layout) {
       params.vector = vector;
       params.threadCols = threadCols;
       params.threadRows = threads / threadCols;
+      if (params.threadRows == 0)
+        break;
       if (makeGridLayout(layout.getContext(), shape, threads, params) == layout)
         return params;
     }
@@ -197,6 +216,10 @@ tilec::dropLastDimension(FragmentLayoutAttr layout) {
   AffineExpr t = getAffineDimExpr(0, context);
   AffineExpr s = getAffineDimExpr(1, context);
   AffineExpr invRow = s * p->threadRows + t.floorDiv(p->threadCols);
+  // Threads past the grid hold no row: theirs are pushed past the end.
+  if (p->usedThreads() < layout.getThreads())
+    invRow = invRow + t.floorDiv(p->usedThreads()) *
+                          (p->rowsPerThread() * p->threadRows);
   SmallVector<AffineExpr> inverse;
   if (scalar)
     inverse.push_back(invRow);

@@ -53,10 +53,15 @@ static std::string describeFragmentLayout(FragmentLayoutAttr layout) {
   if (std::optional<WarpPartition> p = matchMmaOperandALayout(layout))
     return llvm::formatv("mma.sync A operand, {0}x{1} warps, {2}", p->warpM,
                          p->warpN, registers);
-  if (std::optional<GridLayoutParams> p = matchGridLayout(layout))
+  if (std::optional<GridLayoutParams> p = matchGridLayout(layout)) {
+    int64_t idle = layout.getThreads() - p->usedThreads();
+    std::string idleText =
+        idle ? llvm::formatv(", {0} idle", idle).str() : std::string();
     return llvm::formatv("grid: runs of {0}, {1}x{2} threads (rows x "
-                         "columns), {3}",
-                         p->vector, p->threadRows, p->threadCols, registers);
+                         "columns){3}, {4}",
+                         p->vector, p->threadRows, p->threadCols, idleText,
+                         registers);
+  }
   // The rows of an accumulator, as a reduction over its columns leaves
   // them: each row on the four lanes of its lane group, in every warp of
   // its row of warps.

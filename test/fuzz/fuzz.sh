@@ -7,7 +7,7 @@
 # docs/robustness.md). Runs every input of test/fuzz/regressions/ and every
 # seed once, then fuzzes for SECONDS (default 300) from the seeds. Exits
 # non-zero on the first crash, sanitizer report, internal error, hang over
-# 2 s or memory use over 2 GiB; the input is printed and kept in
+# 20 s or memory use over 2 GiB; the input is printed and kept in
 # BUILD_DIR/fuzz/findings/. New corpus entries go to BUILD_DIR/fuzz/corpus,
 # which later runs reuse.
 #
@@ -32,7 +32,7 @@ rm -rf "$work/seeds"
 mkdir -p "$work/corpus" "$work/findings"
 python3 "$root/test/fuzz/collect_seeds.py" "$work/seeds"
 
-limits=(-timeout=2 -rss_limit_mb=2048 -max_len=16384
+limits=(-timeout=20 -rss_limit_mb=2048 -max_len=16384
         -artifact_prefix="$work/findings/")
 
 echo "fuzz.sh: replaying the regressions and the seeds"

@@ -59,6 +59,20 @@ def configs():
                     "RMSNORM", {"M": m, "N": n}))
         out.append((f"softmax_{m}x{n}", example("softmax"), {"M": m, "N": n},
                     "SOFTMAX", {"M": m, "N": n}))
+    # Blocks whose size has few factors of two leave their last threads out
+    # of the grid layouts (and, with cross-warp reductions, their warps'
+    # partners past the last warp).
+    for kernel_name, params in [("rms_norm", {"threads": 325}),
+                                ("softmax", {"threads": 100, "blk_m": 4})]:
+        suffix = "".join(f"_{k}{v}" for k, v in params.items())
+        out.append((f"{kernel_name}{suffix}_100x1000", example(kernel_name),
+                    {"M": 100, "N": 1000, **params},
+                    kernel_name.replace("_", "").upper(), {"M": 100, "N": 1000}))
+    for kind, threads in [("sum", 325), ("max", 100), ("absmax", 33)]:
+        out.append((f"reduce_{kind}_{threads}t_37x1000", kernel("reduce"),
+                    {"M": 37, "N": 1000, "kind": kind, "threads": threads},
+                    "REDUCE", {"M": 37, "N": 1000, "REDUCE_KIND": f'"{kind}"',
+                               "CLEAR": 1}))
     # --fast-math: approximate division and exp2, f32 denormals flushed;
     # the results still match to the output's (f16) precision.
     for kernel_name in ["rms_norm", "softmax"]:

@@ -135,13 +135,31 @@ TEST(ChooseGridLayoutTest, NarrowsRunsToKeepThreadsBusy) {
   EXPECT_EQ(p.threadCols, 32);
 }
 
+TEST(ChooseGridLayoutTest, LeavesThreadsIdleRatherThanSerializeRows) {
+  // 325 threads have no factor of two: one thread per row would hold all
+  // 1024 elements; 256 threads per row hold 4 each and 69 stay idle.
+  GridLayoutParams p = chooseGridLayout({1, 1024}, 325, 4);
+  EXPECT_EQ(p.vector, 4);
+  EXPECT_EQ(p.threadCols, 256);
+  EXPECT_EQ(p.threadRows, 1);
+  EXPECT_EQ(p.usedThreads(), 256);
+  EXPECT_EQ(p.slots(), 4);
+  // A power-of-two block keeps every thread.
+  p = chooseGridLayout({4, 1024}, 96, 4);
+  EXPECT_EQ(p.usedThreads(), 96);
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Shapes, GridLayoutTest,
     ::testing::Values(Case{{128, 128}, 128, 4}, Case{{1, 4096}, 128, 8},
                       Case{{37, 100}, 128, 4}, Case{{4, 100}, 128, 4},
                       Case{{9, 32}, 128, 4}, Case{{64}, 128, 4},
                       Case{{2, 3, 40}, 64, 8}, Case{{130, 64}, 96, 4},
-                      Case{{1}, 32, 4}, Case{{200, 1}, 128, 8}));
+                      Case{{1}, 32, 4}, Case{{200, 1}, 128, 8},
+                      // Blocks that leave threads idle.
+                      Case{{1, 1024}, 325, 4}, Case{{1024}, 325, 4},
+                      Case{{4, 1024}, 100, 4}, Case{{7, 96}, 100, 4},
+                      Case{{2, 3, 40}, 75, 8}, Case{{3, 64}, 33, 4}));
 
 } // namespace
 

@@ -36,14 +36,20 @@ struct GridLayoutParams {
   int64_t colGroups() const;
   /// Rows each thread holds.
   int64_t rowsPerThread() const;
+  /// Elements (with padding) each thread holds.
+  int64_t slots() const;
+  /// Threads of the grid; those of the block past them hold nothing.
+  int64_t usedThreads() const { return threadRows * threadCols; }
 };
 
 /// The grid parameters tilec picks for `shape` over `threads` threads:
 /// the widest power-of-two vector up to `maxVector` elements that divides
 /// the last extent, and as many threads per row as there are runs, up to
-/// the largest power of two dividing `threads`. When that leaves threads
-/// without rows, narrower vectors (down to `maxVector / 4`) spread each row
-/// over more threads.
+/// the largest power of two dividing `threads`, or a wider power of two
+/// that leaves the block's last threads out of the grid when that gives
+/// each thread fewer elements (blocks of 100 or 325 threads). When that
+/// leaves threads without rows, narrower vectors (down to `maxVector / 4`)
+/// spread each row over more threads.
 GridLayoutParams chooseGridLayout(llvm::ArrayRef<int64_t> shape,
                                   int64_t threads, int64_t maxVector);
 

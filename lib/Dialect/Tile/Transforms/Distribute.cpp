@@ -638,8 +638,11 @@ LogicalResult KernelDistributor::distributeReduce(ReduceOp reduce) {
 
   if (crossWarp) {
     // Each warp leaves its partial in shared memory, then every thread
-    // combines the partials of the warps of its group.
-    int64_t perStep = numWarps * kLanes;
+    // combines the partials of the warps of its group. Warps past the grid
+    // (blocks of 100 or 325 threads) have groups that reach past the last
+    // warp; the scratch covers them so that their reads stay inside.
+    int64_t perStep =
+        static_cast<int64_t>(llvm::PowerOf2Ceil(numWarps)) * kLanes;
     Block *kernelBody = &kernel.getBody().front();
     OpBuilder allocBuilder = OpBuilder::atBlockBegin(kernelBody);
     auto scratchType = MemRefType::get(

@@ -34,7 +34,9 @@ void toScfFor(Operation *loop, Value lb, Value ub, Value step) {
   loop->erase();
 }
 
-LogicalResult unroll(UnrollOp loop) {
+/// Unrolls `loop`; `copiedOps` counts the operations unrolling has copied
+/// so far, in this and the other loops of the kernel.
+LogicalResult unroll(UnrollOp loop, uint64_t &copiedOps) {
   APInt lb, ub, step;
   if (!matchPattern(loop.getLowerBound(), m_ConstantInt(&lb)) ||
       !matchPattern(loop.getUpperBound(), m_ConstantInt(&ub)) ||
@@ -52,8 +54,10 @@ LogicalResult unroll(UnrollOp loop) {
   if (trips > 4096)
     return loop.emitError() << "T.unroll of " << trips
                             << " iterations; use T.serial for long loops";
-  // Inner loops are unrolled already: nested unrolls multiply.
-  constexpr uint64_t kMaxUnrolledOps = uint64_t(1) << 18;
+  // Inner loops are unrolled already: nested unrolls multiply, and so do
+  // unrolls inside T.Parallel loops, whose bodies each thread's share has
+  // copied. 2^18 copied operations took 5 s to the LLVM dialect.
+  constexpr uint64_t kMaxUnrolledOps = uint64_t(1) << 16;
   uint64_t bodyOps = 0;
   loop.getBody().walk([&](Operation *) { ++bodyOps; });
   if (trips * bodyOps > kMaxUnrolledOps)
@@ -61,6 +65,15 @@ LogicalResult unroll(UnrollOp loop) {
            << "T.unroll would copy its body of " << bodyOps << " operations "
            << trips << " times, more than " << kMaxUnrolledOps
            << " in all; use T.serial for this loop or the loops inside it";
+  copiedOps += trips * bodyOps;
+  if (copiedOps > kMaxUnrolledOps)
+    return loop.emitError()
+           << "with this T.unroll (its body of " << bodyOps << " operations, "
+           << trips << " times), unrolling copies " << copiedOps
+           << " operations in this kernel, more than " << kMaxUnrolledOps
+           << "; use T.serial for some of its unrolled loops (a T.unroll "
+              "inside a T.Parallel loop is copied for each iteration of a "
+              "thread's share)";
   OpBuilder b(loop);
   Block &body = loop.getBody().front();
   for (uint64_t trip = 0; trip < trips; ++trip) {
@@ -79,6 +92,7 @@ struct LowerLoopsPass
     : public tilec::tile::impl::TileLowerLoopsBase<LowerLoopsPass> {
   void runOnOperation() override {
     SmallVector<Operation *> loops;
+    uint64_t copiedOps = 0;
     getOperation().walk([&](Operation *op) {
       if (isa<SerialOp, UnrollOp, PipelinedOp>(op))
         loops.push_back(op);
@@ -93,7 +107,7 @@ struct LowerLoopsPass
         Value one = arith::ConstantIndexOp::create(b, pipelined.getLoc(), 1);
         toScfFor(pipelined, pipelined.getLowerBound(),
                  pipelined.getUpperBound(), one);
-      } else if (failed(unroll(cast<UnrollOp>(op)))) {
+      } else if (failed(unroll(cast<UnrollOp>(op), copiedOps))) {
         return signalPassFailure();
       }
     }
