@@ -69,6 +69,11 @@ static void addTilePipeline(PassManager &pm, const CompileOptions &options) {
   fpm.addPass(tile::createTileLowerLoops());
   fpm.addPass(createCanonicalizerPass());
   fpm.addPass(createCSEPass());
+  if (options.verify) {
+    tile::TileVerifyBoundsOptions bounds;
+    bounds.remarks = options.boundsRemarks;
+    fpm.addPass(tile::createTileVerifyBounds(bounds));
+  }
   pm.addPass(createConvertTileToGPU());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

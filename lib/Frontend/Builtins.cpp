@@ -533,6 +533,31 @@ static Ref fill(Interpreter &interp, const CallArgs &call) {
   return Interpreter::none();
 }
 
+static Ref assume(Interpreter &interp, const CallArgs &call) {
+  std::optional<Args> args = bind(interp, call, "T.assume", {"cond"}, 1);
+  if (!args || !interp.requireKernel(call.loc, "T.assume"))
+    return Interpreter::poison();
+  Ref cond = (*args)[0];
+  if (Interpreter::isPoison(cond))
+    return Interpreter::poison();
+  if (!llvm::isa<BoolObject, IntObject, ScalarObject>(*cond))
+    return interp.error(args->loc(0), "T.assume takes a condition, not a " +
+                                          getTypeName(*cond));
+  std::optional<bool> known = interp.truth(cond, args->loc(0));
+  if (known) {
+    if (!*known)
+      return interp.error(args->loc(0),
+                          "T.assume of a condition that is false at compile "
+                          "time");
+    return Interpreter::none();
+  }
+  mlir::Value condition = interp.materializeCondition(cond, args->loc(0));
+  auto op = tile::AssumeOp::create(interp.getBuilder(), interp.getLoc(call.loc),
+                                   condition);
+  interp.verifyNewOp(op);
+  return Interpreter::none();
+}
+
 static Ref clear(Interpreter &interp, const CallArgs &call) {
   std::optional<Args> args = bind(interp, call, "T.clear", {"buffer"}, 1);
   if (!args || !interp.requireKernel(call.loc, "T.clear"))
@@ -1433,6 +1458,7 @@ tilec::frontend::createLanguageModule(mlir::MLIRContext *context) {
   m["copy"] = builtin("T.copy", copy);
   m["gemm"] = builtin("T.gemm", gemm);
   m["fill"] = builtin("T.fill", fill);
+  m["assume"] = builtin("T.assume", assume);
   m["clear"] = builtin("T.clear", clear);
   m["reduce_max"] =
       builtin("T.reduce_max", reduce(tile::ReduceKind::Max, "T.reduce_max"));

@@ -53,6 +53,9 @@ struct Options {
   bool noTma = false;
   bool noWgmma = false;
   bool noWarpSpecialize = false;
+  bool noVerify = false;
+  bool verifyOnly = false;
+  std::vector<std::string> remarks;
   std::string header;
   std::string cudaPath;
   std::string rocmPath;
@@ -65,7 +68,18 @@ struct Options {
 };
 
 /// What --emit produces.
-enum class Emit { AST, Tile, Layouts, GPU, LLVM, Assembly, Binary, Header };
+enum class Emit {
+  AST,
+  Tile,
+  Layouts,
+  GPU,
+  LLVM,
+  Assembly,
+  Binary,
+  Header,
+  /// --verify-only: the bounds verifier's remarks, and nothing written.
+  VerifyOnly
+};
 
 /// A file to write once everything has succeeded.
 struct Artifact {
@@ -237,6 +251,8 @@ compileBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer, const Job &job,
     if (mlir::failed(lowerModule(*module, options, Stage::Layouts, Stage::GPU,
                                  configure)))
       return mlir::failure();
+    if (job.emit == Emit::VerifyOnly)
+      return mlir::success();
     if (job.emit == Emit::GPU) {
       os << printModule(*module);
       return mlir::success();
@@ -374,6 +390,8 @@ static std::string makeDepfile(const Options &options,
 /// Picks what to emit from --emit, else from the output's suffix.
 static std::optional<Emit> chooseEmit(const Options &options,
                                       const TargetInfo &target) {
+  if (options.verifyOnly)
+    return Emit::VerifyOnly;
   llvm::StringRef emit = options.emit;
   if (emit.empty()) {
     llvm::StringRef ext = llvm::sys::path::extension(options.output);
@@ -456,6 +474,9 @@ static int compile(const Options &options, const char *argv0) {
     compile.allowTma = !options.noTma;
     compile.allowWgmma = !options.noWgmma;
     compile.allowWarpSpecialize = !options.noWarpSpecialize;
+    compile.verify = !options.noVerify;
+    compile.boundsRemarks =
+        options.verifyOnly || llvm::is_contained(options.remarks, "bounds");
     compile.cudaPath =
         options.cudaPath.empty() ? getDefaultCudaPath() : options.cudaPath;
     compile.rocmPath =
@@ -627,6 +648,24 @@ int main(int argc, char **argv) {
                "On sm_90a, issue a T.Pipelined loop's bulk copies from the "
                "kernel's own first thread rather than from a producer "
                "warpgroup of their own");
+  app.add_flag("--no-verify", options.noVerify,
+               "Skip the bounds verifier: no proofs, no errors for accesses "
+               "it shows can leave their tensor, and no guards for those it "
+               "cannot prove in bounds");
+  app.add_flag("--verify-only", options.verifyOnly,
+               "Run the front end and the tile passes with the bounds "
+               "verifier, print a remark for every tensor access (proved, "
+               "guarded or refuted) and a summary per kernel, and write "
+               "nothing")
+      ->excludes("--no-verify")
+      ->excludes("--emit")
+      ->excludes("--output");
+  app.add_option("-R", options.remarks,
+                 "Print the remarks of a pass: -Rbounds, the bounds "
+                 "verifier's for every tensor access")
+      ->check(CLI::IsMember({"bounds"}))
+      ->type_name("bounds")
+      ->allow_extra_args(false);
   app.add_option("-D", options.defines,
                  "Set a compile-time parameter: a module constant, a kernel "
                  "factory parameter or a T.const name (-D M=1024, "

@@ -36,6 +36,11 @@ struct CompileOptions {
   /// With both on sm_90a: a producer warpgroup issues the bulk copies.
   bool allowWarpSpecialize = true;
 
+  /// The bounds verifier (tile-verify-bounds), and its remark for every
+  /// tensor access.
+  bool verify = true;
+  bool boundsRemarks = false;
+
   bool useTma() const { return allowTma && target->hasTma; }
   bool useWgmma() const { return allowWgmma && target->hasWgmma; }
   bool useWarpSpecialization() const {

@@ -529,6 +529,8 @@ struct ConvertTileToGPUPass
     : public tilec::impl::ConvertTileToGPUBase<ConvertTileToGPUPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    // Facts for the bounds verifier, which has run: they generate no code.
+    module.walk([](AssumeOp assume) { assume.erase(); });
     SmallVector<std::pair<func::FuncOp, KernelOp>> kernels;
     module.walk([&](KernelOp kernel) {
       kernels.push_back({kernel->getParentOfType<func::FuncOp>(), kernel});

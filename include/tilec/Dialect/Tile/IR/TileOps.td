@@ -552,4 +552,22 @@ def Tile_AnnotateLayoutOp : Tile_Op<"annotate_layout", [Tile_InKernel]> {
   let hasVerifier = 1;
 }
 
+def Tile_AssumeOp : Tile_Op<"assume"> {
+  let summary = "A fact the program promises (T.assume)";
+  let description = [{
+    States that `condition` holds wherever the op is reached: for the
+    accesses after it in its block and the blocks nested there. The bounds
+    verifier (`tile-verify-bounds`) takes it as a fact; it generates no
+    code, and nothing checks it at run time.
+
+    ```mlir
+    %0 = arith.remsi %M, %c128 : index
+    %1 = arith.cmpi eq, %0, %c0 : index
+    tile.assume %1
+    ```
+  }];
+  let arguments = (ins I1:$condition);
+  let assemblyFormat = "$condition attr-dict";
+}
+
 #endif // TILEC_DIALECT_TILE_IR_TILEOPS_TD

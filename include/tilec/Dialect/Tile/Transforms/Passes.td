@@ -262,4 +262,43 @@ def TileLowerLoops : Pass<"tile-lower-loops", "mlir::func::FuncOp"> {
                            "::mlir::scf::SCFDialect"];
 }
 
+def TileVerifyBounds : Pass<"tile-verify-bounds", "mlir::func::FuncOp"> {
+  let summary = "Prove tensor accesses in bounds with Z3; guard the rest";
+  let description = [{
+    For per-thread code (after `tile-lower-loops`), proves with the Z3
+    prover that every load and store of a tensor argument stays inside the
+    tensor, on every execution of the launch: block indices below the grid
+    size, the thread index below the block size, loop induction variables
+    in their ranges, run-time dimensions at least 1, the conditions of the
+    enclosing `if`s, and the facts of `tile.assume`.
+
+    - Proved: nothing changes.
+    - Refuted: an error at the access, with the values of an execution
+      that reads or writes past the tensor (the dimensions, block and
+      thread indices and loop variables).
+    - Unknown (a timeout, non-linear or data-dependent indices): with
+      `guard`, the access is guarded (a load of elements past the tensor
+      gives zeros, a store of them is dropped).
+
+    An `scf.if` whose condition the prover shows always true, or always
+    false, is replaced by the branch that runs: the bounds checks of copies
+    that the facts make unnecessary go. With `remarks`, every access gets a
+    remark saying which of the three it is.
+  }];
+  let options = [
+    Option<"guard", "guard", "bool", "true",
+           "Guard the accesses that could not be proved in bounds">,
+    Option<"remarks", "remarks", "bool", "false",
+           "Emit a remark for every access: proved, guarded or refuted">,
+    Option<"resourceLimit", "resource-limit", "unsigned", "200000",
+           "The prover's resource limit per query (Z3's rlimit, which "
+           "unlike a time limit gives the same answers on every machine); "
+           "a query past it is answered unknown, and after four such "
+           "queries in a kernel no more are asked">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 #endif // TILEC_DIALECT_TILE_TRANSFORMS_PASSES_TD

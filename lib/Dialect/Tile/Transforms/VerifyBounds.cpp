@@ -1,0 +1,467 @@
+//===- VerifyBounds.cpp - Tensor accesses proved in bounds with Z3 --------===//
+//
+// Part of tilec. Walks a kernel's per-thread code with the conditions under
+// which each statement runs (loop ranges, enclosing ifs, T.assume facts)
+// and asks Z3 whether each tensor access can leave its tensor.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec/Analysis/IndexFormulas.h"
+#include "tilec/Dialect/Tile/IR/TileOps.h"
+#include "tilec/Dialect/Tile/Transforms/Passes.h"
+
+#include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+namespace tilec::tile {
+#define GEN_PASS_DEF_TILEVERIFYBOUNDS
+#include "tilec/Dialect/Tile/Transforms/Passes.h.inc"
+} // namespace tilec::tile
+
+using namespace mlir;
+using namespace tilec;
+using namespace tilec::tile;
+
+namespace {
+
+/// A load or store of a tensor argument: its indices and, for vectors, the
+/// extent of the vector along each trailing dimension.
+struct Access {
+  Operation *op;
+  BlockArgument tensor;
+  SmallVector<Value> indices;
+  SmallVector<int64_t> widths;
+  bool isWrite;
+};
+
+std::optional<Access> matchAccess(Operation *op) {
+  Access access;
+  access.op = op;
+  Value memref;
+  VectorType vectorType;
+  if (auto load = dyn_cast<memref::LoadOp>(op)) {
+    memref = load.getMemRef();
+    access.indices = load.getIndices();
+    access.isWrite = false;
+  } else if (auto store = dyn_cast<memref::StoreOp>(op)) {
+    memref = store.getMemRef();
+    access.indices = store.getIndices();
+    access.isWrite = true;
+  } else if (auto load = dyn_cast<vector::LoadOp>(op)) {
+    memref = load.getBase();
+    access.indices = load.getIndices();
+    vectorType = load.getVectorType();
+    access.isWrite = false;
+  } else if (auto store = dyn_cast<vector::StoreOp>(op)) {
+    memref = store.getBase();
+    access.indices = store.getIndices();
+    vectorType = store.getVectorType();
+    access.isWrite = true;
+  } else {
+    return std::nullopt;
+  }
+  // Vector accesses are guarded with a mask along the last dimension.
+  if (vectorType && vectorType.getRank() != 1)
+    return std::nullopt;
+  auto tensor = dyn_cast<BlockArgument>(memref);
+  if (!tensor || !isa<func::FuncOp>(tensor.getOwner()->getParentOp()))
+    return std::nullopt;
+  access.tensor = tensor;
+  access.widths.assign(access.indices.size(), 1);
+  if (vectorType) {
+    ArrayRef<int64_t> shape = vectorType.getShape();
+    for (auto [i, extent] : llvm::enumerate(llvm::reverse(shape)))
+      if (i < access.widths.size())
+        access.widths[access.widths.size() - 1 - i] = extent;
+  }
+  return access;
+}
+
+class BoundsVerifier {
+public:
+  BoundsVerifier(func::FuncOp func, KernelOp kernel, unsigned resourceLimit,
+                 bool guard, bool remarks)
+      : func(func), kernel(kernel), formulas(resourceLimit), guard(guard),
+        remarks(remarks) {}
+
+  LogicalResult run();
+
+private:
+  /// The name of argument `i` of the function, for messages.
+  std::string argName(unsigned i);
+  /// The extent of dimension `dim` of a tensor argument.
+  std::optional<Formula> extent(BlockArgument tensor, unsigned dim);
+  void visit(Block &block, SmallVector<Formula> path);
+  void checkAccess(const Access &access, ArrayRef<Formula> path);
+  std::string describe(const CounterExample &example);
+  void guardAccess(const Access &access);
+  Value extentValue(OpBuilder &b, Location loc, BlockArgument tensor,
+                    unsigned dim);
+
+  func::FuncOp func;
+  KernelOp kernel;
+  IndexFormulas formulas;
+  bool guard, remarks;
+  bool failed = false;
+  unsigned numProved = 0;
+  /// Argument number of each dimension variable, and block axis names.
+  DenseMap<unsigned, unsigned> dimensionArg;
+  SmallVector<Access> toGuard;
+  SmallVector<std::pair<scf::IfOp, bool>> toFold;
+};
+
+std::string BoundsVerifier::argName(unsigned i) {
+  if (auto names = func->getAttrOfType<ArrayAttr>("tile.arg_names"))
+    if (i < names.size())
+      if (auto name = dyn_cast<StringAttr>(names[i]))
+        return name.str();
+  return "argument " + std::to_string(i);
+}
+
+std::optional<Formula> BoundsVerifier::extent(BlockArgument tensor,
+                                              unsigned dim) {
+  auto type = cast<MemRefType>(tensor.getType());
+  if (!type.isDynamicDim(dim))
+    return formulas.constant(type.getDimSize(dim));
+  auto dims = func.getArgAttrOfType<DenseI64ArrayAttr>(tensor.getArgNumber(),
+                                                       "tile.dims");
+  if (!dims || dim >= dims.size() || dims[dim] < 0 ||
+      dims[dim] >= func.getNumArguments())
+    return std::nullopt;
+  return formulas.of(func.getArgument(dims[dim]));
+}
+
+LogicalResult BoundsVerifier::run() {
+  // Run-time dimensions: in [1, INT32_MAX], which the generated header
+  // checks before every launch.
+  for (BlockArgument arg : func.getArguments()) {
+    if (!arg.getType().isIndex())
+      continue;
+    Formula dim =
+        formulas.variable(argName(arg.getArgNumber()), VariableKind::Dimension,
+                          1, (int64_t(1) << 31) - 1);
+    formulas.addFact(formulas.le(formulas.constant(1), dim));
+    formulas.addFact(
+        formulas.le(dim, formulas.constant((int64_t(1) << 31) - 1)));
+    formulas.bind(arg, dim);
+  }
+  static const char *const axes[] = {"bx", "by", "bz"};
+  for (auto [axis, index] : llvm::enumerate(kernel.getBlockIndices())) {
+    Formula grid = formulas.of(kernel.getGrid()[axis]);
+    std::optional<int64_t> last;
+    if (grid.hi)
+      last = *grid.hi - 1;
+    Formula block = formulas.variable(axis < 3 ? axes[axis] : "b",
+                                      VariableKind::BlockIndex, 0, last);
+    formulas.addFact(formulas.le(formulas.constant(0), block));
+    formulas.addFact(formulas.lt(block, grid));
+    formulas.bind(index, block);
+  }
+  // The extents the lowering reads back from the tensors.
+  kernel.walk([&](memref::DimOp dim) {
+    auto tensor = dyn_cast<BlockArgument>(dim.getSource());
+    std::optional<int64_t> index = dim.getConstantIndex();
+    if (!tensor || tensor.getOwner()->getParentOp() != func || !index ||
+        *index < 0 || *index >= cast<MemRefType>(tensor.getType()).getRank())
+      return;
+    if (std::optional<Formula> size = extent(tensor, *index))
+      formulas.bind(dim, *size);
+  });
+  visit(kernel.getBody().front(), {});
+  if (failed)
+    return failure();
+  if (remarks)
+    kernel.emitRemark() << "bounds of this kernel's "
+                        << numProved + toGuard.size()
+                        << " tensor accesses: " << numProved << " proved, "
+                        << toGuard.size() << " guarded; " << toFold.size()
+                        << " branches decided at compile time ("
+                        << formulas.numQueries() << " queries)";
+
+  IRRewriter rewriter(kernel.getContext());
+  for (const Access &access : toGuard)
+    guardAccess(access);
+  // Ifs whose branch is known run it unconditionally. Inner ifs of a dead
+  // branch were not collected, so every op here is still alive.
+  for (auto [ifOp, thenBranch] : toFold) {
+    Region &region = thenBranch ? ifOp.getThenRegion() : ifOp.getElseRegion();
+    if (region.empty()) {
+      rewriter.eraseOp(ifOp);
+      continue;
+    }
+    Block &block = region.front();
+    auto yield = cast<scf::YieldOp>(block.getTerminator());
+    SmallVector<Value> results(yield.getOperands());
+    rewriter.inlineBlockBefore(&block, ifOp);
+    rewriter.eraseOp(yield);
+    rewriter.replaceOp(ifOp, results);
+  }
+  return success();
+}
+
+void BoundsVerifier::visit(Block &block, SmallVector<Formula> path) {
+  for (Operation &op : block) {
+    if (failed)
+      return;
+    if (auto assume = dyn_cast<AssumeOp>(op)) {
+      path.push_back(formulas.of(assume.getCondition()));
+      continue;
+    }
+    if (auto forOp = dyn_cast<scf::ForOp>(op)) {
+      unsigned line = 0;
+      if (auto fileLoc = dyn_cast<FileLineColLoc>(forOp.getLoc()))
+        line = fileLoc.getLine();
+      Formula lb = formulas.of(forOp.getLowerBound());
+      Formula ub = formulas.of(forOp.getUpperBound());
+      Formula iv = formulas.variable(
+          line ? llvm::formatv("the loop index at line {0}", line).str()
+               : std::string("a loop index"),
+          VariableKind::LoopIndex, lb.lo,
+          ub.hi ? std::optional<int64_t>(*ub.hi - 1) : std::nullopt);
+      formulas.bind(forOp.getInductionVar(), iv);
+      SmallVector<Formula> inner = path;
+      inner.push_back(formulas.le(lb, iv));
+      inner.push_back(formulas.lt(iv, ub));
+      APInt step;
+      if (matchPattern(forOp.getStep(), m_ConstantInt(&step)) &&
+          step.isStrictlyPositive() && step.getSignificantBits() <= 63 &&
+          !step.isOne())
+        inner.push_back(
+            formulas.eq(formulas.mod(formulas.sub(iv, lb), step.getSExtValue()),
+                        formulas.constant(0)));
+      visit(*forOp.getBody(), inner);
+      continue;
+    }
+    if (auto ifOp = dyn_cast<scf::IfOp>(op)) {
+      Formula cond = formulas.of(ifOp.getCondition());
+      Formula notCond = formulas.logicalNot(cond);
+      bool alwaysThen = false, alwaysElse = false;
+      // The bounds decide most conditions. Otherwise the prover is asked
+      // whether a guard always passes; guards that always fail are rare
+      // enough not to be worth a query each. Conditions of constants are
+      // the canonicalizer's.
+      if (cond.known) {
+        alwaysThen = *cond.known;
+        alwaysElse = !*cond.known;
+      } else if (!cond.variables.empty()) {
+        alwaysThen = formulas.prove(path, cond) == Proof::Proved;
+      }
+      if (alwaysThen || alwaysElse)
+        toFold.push_back({ifOp, alwaysThen});
+      if (!alwaysElse) {
+        SmallVector<Formula> inner = path;
+        inner.push_back(cond);
+        visit(ifOp.getThenRegion().front(), inner);
+      }
+      if (!alwaysThen && !ifOp.getElseRegion().empty()) {
+        SmallVector<Formula> inner = path;
+        inner.push_back(notCond);
+        visit(ifOp.getElseRegion().front(), inner);
+      }
+      continue;
+    }
+    if (std::optional<Access> access = matchAccess(&op)) {
+      checkAccess(*access, path);
+      continue;
+    }
+    for (Region &region : op.getRegions())
+      for (Block &inner : region)
+        visit(inner, path);
+  }
+}
+
+std::string BoundsVerifier::describe(const CounterExample &example) {
+  SmallVector<std::string> parts;
+  for (auto [index, value] : example.variables) {
+    const Variable &var = formulas.variables()[index];
+    parts.push_back(llvm::formatv("{0} = {1}", var.name, value).str());
+  }
+  return llvm::join(parts, ", ");
+}
+
+void BoundsVerifier::checkAccess(const Access &access, ArrayRef<Formula> path) {
+  std::string tensorName = argName(access.tensor.getArgNumber());
+  const char *verb = access.isWrite ? "write to" : "read of";
+  bool unknown = false;
+  // All dimensions at once first: most accesses are in bounds.
+  SmallVector<Formula> dimsInBounds;
+  for (auto [dim, indexValue] : llvm::enumerate(access.indices)) {
+    std::optional<Formula> size = extent(access.tensor, dim);
+    if (!size)
+      break;
+    Formula index = formulas.of(indexValue);
+    Formula last =
+        formulas.add(index, formulas.constant(access.widths[dim] - 1));
+    dimsInBounds.push_back(formulas.logicalAnd(
+        formulas.le(formulas.constant(0), index), formulas.lt(last, *size)));
+  }
+  if (dimsInBounds.size() == access.indices.size()) {
+    Formula all = formulas.boolean(true);
+    for (const Formula &f : dimsInBounds)
+      all = formulas.logicalAnd(all, f);
+    if (formulas.prove(path, all) == Proof::Proved) {
+      ++numProved;
+      if (remarks)
+        access.op->emitRemark()
+            << "this " << verb << " '" << tensorName << "' is proved in bounds";
+      return;
+    }
+  }
+  for (auto [dim, indexValue] : llvm::enumerate(access.indices)) {
+    std::optional<Formula> size = extent(access.tensor, dim);
+    if (!size) {
+      unknown = true;
+      continue;
+    }
+    Formula index = formulas.of(indexValue);
+    Formula last =
+        formulas.add(index, formulas.constant(access.widths[dim] - 1));
+    Formula inBounds = formulas.logicalAnd(
+        formulas.le(formulas.constant(0), index), formulas.lt(last, *size));
+    CounterExample example;
+    Proof proof = formulas.prove(path, inBounds, &example, {index, *size});
+    if (proof == Proof::Proved)
+      continue;
+    if (proof == Proof::Unknown) {
+      unknown = true;
+      continue;
+    }
+    std::string element =
+        access.widths[dim] > 1
+            ? llvm::formatv("indices {0} to {1}", example.values[0],
+                            example.values[0] + access.widths[dim] - 1)
+                  .str()
+            : llvm::formatv("index {0}", example.values[0]).str();
+    access.op->emitError()
+        << "this " << verb << " '" << tensorName
+        << "' can be out of bounds: " << element << " along dimension " << dim
+        << ", of extent " << example.values[1] << ", when " << describe(example)
+        << "; guard it with an if, or state what the launch guarantees "
+           "with T.assume";
+    failed = true;
+    return;
+  }
+  if (unknown) {
+    if (guard)
+      toGuard.push_back(access);
+    if (remarks)
+      access.op->emitRemark() << "this " << verb << " '" << tensorName
+                              << "' could not be proved in bounds"
+                              << (guard ? "; it is guarded" : "");
+    return;
+  }
+  ++numProved;
+  if (remarks)
+    access.op->emitRemark()
+        << "this " << verb << " '" << tensorName << "' is proved in bounds";
+}
+
+Value BoundsVerifier::extentValue(OpBuilder &b, Location loc,
+                                  BlockArgument tensor, unsigned dim) {
+  auto type = cast<MemRefType>(tensor.getType());
+  if (!type.isDynamicDim(dim))
+    return arith::ConstantIndexOp::create(b, loc, type.getDimSize(dim));
+  auto dims = func.getArgAttrOfType<DenseI64ArrayAttr>(tensor.getArgNumber(),
+                                                       "tile.dims");
+  if (dims && dim < dims.size() && dims[dim] >= 0 &&
+      dims[dim] < func.getNumArguments())
+    return func.getArgument(dims[dim]);
+  return memref::DimOp::create(b, loc, tensor, dim);
+}
+
+void BoundsVerifier::guardAccess(const Access &access) {
+  Operation *op = access.op;
+  OpBuilder b(op);
+  Location loc = op->getLoc();
+  // For vectors, the in-bounds lanes of the last dimension form a mask;
+  // the other dimensions are in bounds or not as a whole.
+  Value inBounds;
+  Value lanes;
+  int64_t lastDim = access.indices.size() - 1;
+  for (auto [dim, index] : llvm::enumerate(access.indices)) {
+    Value size = extentValue(b, loc, access.tensor, dim);
+    if (static_cast<int64_t>(dim) == lastDim && access.widths[dim] > 1) {
+      // Lanes left: min(max(size - index, 0), width), computed in signed
+      // arithmetic (index <= size fits).
+      Value left = arith::SubIOp::create(b, loc, size, index);
+      Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+      Value width = arith::ConstantIndexOp::create(b, loc, access.widths[dim]);
+      left = arith::MaxSIOp::create(b, loc, left, zero);
+      lanes = arith::MinSIOp::create(b, loc, left, width);
+      continue;
+    }
+    Value ok =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, index, size);
+    inBounds = inBounds ? arith::AndIOp::create(b, loc, inBounds, ok) : ok;
+  }
+  if (lanes) {
+    if (inBounds)
+      lanes = arith::SelectOp::create(
+          b, loc, inBounds, lanes, arith::ConstantIndexOp::create(b, loc, 0));
+    VectorType type = isa<vector::LoadOp>(op)
+                          ? cast<vector::LoadOp>(op).getVectorType()
+                          : cast<vector::StoreOp>(op).getVectorType();
+    // Lane k is in bounds when k < lanes: a comparison with the lane
+    // numbers, which every target lowers (vector.create_mask is not).
+    int64_t width = type.getNumElements();
+    auto laneType = VectorType::get({width}, b.getI32Type());
+    SmallVector<int32_t> laneNumbers(width);
+    for (int64_t k = 0; k < width; ++k)
+      laneNumbers[k] = k;
+    Value numbers = arith::ConstantOp::create(
+        b, loc, laneType, DenseIntElementsAttr::get(laneType, laneNumbers));
+    Value count = arith::IndexCastOp::create(b, loc, b.getI32Type(), lanes);
+    Value counts = vector::BroadcastOp::create(b, loc, laneType, count);
+    Value mask = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                       numbers, counts);
+    if (auto load = dyn_cast<vector::LoadOp>(op)) {
+      Value zero = arith::ConstantOp::create(b, loc, type, b.getZeroAttr(type));
+      Value masked = vector::MaskedLoadOp::create(
+          b, loc, type, load.getBase(), load.getIndices(), mask, zero);
+      load.replaceAllUsesWith(masked);
+    } else {
+      auto store = cast<vector::StoreOp>(op);
+      vector::MaskedStoreOp::create(b, loc, store.getBase(), store.getIndices(),
+                                    mask, store.getValueToStore());
+    }
+    op->erase();
+    return;
+  }
+  if (auto load = dyn_cast<memref::LoadOp>(op)) {
+    Type type = load.getType();
+    auto ifOp = scf::IfOp::create(b, loc, TypeRange{type}, inBounds,
+                                  /*withElseRegion=*/true);
+    OpBuilder thenBuilder = ifOp.getThenBodyBuilder();
+    Operation *moved = thenBuilder.clone(*op);
+    scf::YieldOp::create(thenBuilder, loc, moved->getResults());
+    OpBuilder elseBuilder = ifOp.getElseBodyBuilder();
+    Value zero = arith::ConstantOp::create(elseBuilder, loc, type,
+                                           elseBuilder.getZeroAttr(type));
+    scf::YieldOp::create(elseBuilder, loc, zero);
+    load.replaceAllUsesWith(ifOp.getResult(0));
+    op->erase();
+    return;
+  }
+  auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, inBounds,
+                                /*withElseRegion=*/false);
+  op->moveBefore(ifOp.thenBlock()->getTerminator());
+}
+
+struct VerifyBoundsPass
+    : public tilec::tile::impl::TileVerifyBoundsBase<VerifyBoundsPass> {
+  using TileVerifyBoundsBase::TileVerifyBoundsBase;
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    WalkResult result = func.walk([&](KernelOp kernel) {
+      BoundsVerifier verifier(func, kernel, resourceLimit, guard, remarks);
+      return failed(verifier.run()) ? WalkResult::interrupt()
+                                    : WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      signalPassFailure();
+  }
+};
+
+} // namespace

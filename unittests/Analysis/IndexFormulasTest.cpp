@@ -1,0 +1,209 @@
+//===- IndexFormulasTest.cpp - Integer formulas and the prover ------------===//
+//
+// Part of tilec. Checks the translation of index arithmetic into formulas
+// against what the operations compute, by asking the prover facts that
+// hold (proved) and facts that do not (refuted, with the counter-example
+// that shows it), and that what the translation cannot model is never
+// refuted.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec/Analysis/IndexFormulas.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+
+#include "gtest/gtest.h"
+
+using namespace mlir;
+using namespace tilec;
+
+namespace {
+
+class IndexFormulasTest : public ::testing::Test {
+protected:
+  IndexFormulasTest() {
+    context.loadDialect<affine::AffineDialect, arith::ArithDialect,
+                        func::FuncDialect, gpu::GPUDialect,
+                        memref::MemRefDialect>();
+  }
+
+  /// Parses a function of an index argument, %n, and a memref of indices,
+  /// %m, and returns the values its `func.return` returns.
+  SmallVector<Value> parse(StringRef body) {
+    std::string source = ("func.func @f(%n: index, %m: memref<4xindex>) -> "
+                          "(index, i1) {\n" +
+                          body + "\n}")
+                             .str();
+    module = parseSourceString<ModuleOp>(source, &context);
+    EXPECT_TRUE(module);
+    auto func = cast<func::FuncOp>(module->getBody()->front());
+    auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
+    n = func.getArgument(0);
+    return SmallVector<Value>(ret.getOperands());
+  }
+
+  /// Binds %n to a variable in [1, 1000].
+  Formula bindN(IndexFormulas &f) {
+    Formula var = f.variable("n", VariableKind::Dimension, 1, 1000);
+    f.addFact(f.le(f.constant(1), var));
+    f.addFact(f.le(var, f.constant(1000)));
+    f.bind(n, var);
+    return var;
+  }
+
+  MLIRContext context;
+  OwningOpRef<ModuleOp> module;
+  Value n;
+};
+
+TEST_F(IndexFormulasTest, DivisionsAndRemaindersMatchTheOperations) {
+  // q = n / 8, r = n % 8 (unsigned, of a non-negative n): n == 8q + r and
+  // r < 8; ceildiv(n, 8) * 8 >= n.
+  SmallVector<Value> results = parse(R"(
+    %c8 = arith.constant 8 : index
+    %q = arith.divui %n, %c8 : index
+    %r = arith.remui %n, %c8 : index
+    %p = arith.muli %q, %c8 : index
+    %s = arith.addi %p, %r : index
+    %c = arith.ceildivsi %n, %c8 : index
+    %cp = arith.muli %c, %c8 : index
+    %ok = arith.cmpi uge, %cp, %n : index
+    return %s, %ok : index, i1)");
+  IndexFormulas f;
+  Formula var = bindN(f);
+  EXPECT_EQ(f.prove({}, f.eq(f.of(results[0]), var)), Proof::Proved);
+  EXPECT_EQ(f.prove({}, f.of(results[1])), Proof::Proved);
+}
+
+TEST_F(IndexFormulasTest, RefutationsCarryTheirCounterExample) {
+  // n * 4 + 3 < 4000 fails only for n = 1000.
+  SmallVector<Value> results = parse(R"(
+    %c4 = arith.constant 4 : index
+    %c3 = arith.constant 3 : index
+    %c4000 = arith.constant 4000 : index
+    %a = arith.muli %n, %c4 : index
+    %b = arith.addi %a, %c3 : index
+    %ok = arith.cmpi slt, %b, %c4000 : index
+    return %b, %ok : index, i1)");
+  IndexFormulas f;
+  bindN(f);
+  CounterExample example;
+  EXPECT_EQ(f.prove({}, f.of(results[1]), &example, {f.of(results[0])}),
+            Proof::Refuted);
+  ASSERT_EQ(example.variables.size(), 1u);
+  EXPECT_EQ(f.variables()[example.variables[0].first].name, "n");
+  EXPECT_EQ(example.variables[0].second, 1000);
+  ASSERT_EQ(example.values.size(), 1u);
+  EXPECT_EQ(example.values[0], 4003);
+  // Under the assumption n < 1000 it holds.
+  EXPECT_EQ(f.prove({f.lt(f.of(n), f.constant(1000))}, f.of(results[1])),
+            Proof::Proved);
+}
+
+TEST_F(IndexFormulasTest, SignedDivisionTruncates) {
+  // (n - 1001) / 2 rounds toward zero: -1 for n = 999, so >= -500 always.
+  SmallVector<Value> results = parse(R"(
+    %c1001 = arith.constant 1001 : index
+    %c2 = arith.constant 2 : index
+    %cm500 = arith.constant -500 : index
+    %d = arith.subi %n, %c1001 : index
+    %q = arith.divsi %d, %c2 : index
+    %ok = arith.cmpi sge, %q, %cm500 : index
+    %r = arith.remsi %d, %c2 : index
+    return %r, %ok : index, i1)");
+  IndexFormulas f;
+  bindN(f);
+  EXPECT_EQ(f.prove({}, f.of(results[1])), Proof::Proved);
+  // The remainder takes the dividend's sign: -1 for odd n - 1001 < 0.
+  EXPECT_EQ(f.prove({}, f.le(f.constant(0), f.of(results[0]))), Proof::Refuted);
+  EXPECT_EQ(f.prove({}, f.le(f.constant(-1), f.of(results[0]))), Proof::Proved);
+}
+
+TEST_F(IndexFormulasTest, UnsignedComparisonsSeeNegativesAsLarge) {
+  // n - 2 ult 1000 is false for n = 1 (n - 2 = -1 is the largest unsigned).
+  SmallVector<Value> results = parse(R"(
+    %c2 = arith.constant 2 : index
+    %c1000 = arith.constant 1000 : index
+    %d = arith.subi %n, %c2 : index
+    %ok = arith.cmpi ult, %d, %c1000 : index
+    return %d, %ok : index, i1)");
+  IndexFormulas f;
+  bindN(f);
+  CounterExample example;
+  EXPECT_EQ(f.prove({}, f.of(results[1]), &example), Proof::Refuted);
+  ASSERT_EQ(example.variables.size(), 1u);
+  EXPECT_EQ(example.variables[0].second, 1);
+  EXPECT_EQ(f.prove({f.le(f.constant(2), f.of(n))}, f.of(results[1])),
+            Proof::Proved);
+}
+
+TEST_F(IndexFormulasTest, AffineMapsAndMasks) {
+  // affine (n floordiv 4) * 4 + n mod 4 == n; n & 7 == n mod 8.
+  SmallVector<Value> results = parse(R"(
+    %c7 = arith.constant 7 : index
+    %a = affine.apply affine_map<(d0) -> ((d0 floordiv 4) * 4 + d0 mod 4)>(%n)
+    %masked = arith.andi %n, %c7 : index
+    %ok = arith.cmpi ule, %masked, %c7 : index
+    return %a, %ok : index, i1)");
+  IndexFormulas f;
+  Formula var = bindN(f);
+  EXPECT_EQ(f.prove({}, f.eq(f.of(results[0]), var)), Proof::Proved);
+  EXPECT_EQ(f.prove({}, f.of(results[1])), Proof::Proved);
+}
+
+TEST_F(IndexFormulasTest, OpaqueValuesAreNeverRefuted) {
+  // A loaded index is unknown: nothing is proved about it, and the failure
+  // the prover finds through it is no counter-example.
+  SmallVector<Value> results = parse(R"(
+    %c0 = arith.constant 0 : index
+    %c4 = arith.constant 4 : index
+    %i = memref.load %m[%c0] : memref<4xindex>
+    %ok = arith.cmpi ult, %i, %c4 : index
+    return %i, %ok : index, i1)");
+  IndexFormulas f;
+  bindN(f);
+  Formula loaded = f.of(results[0]);
+  EXPECT_FALSE(loaded.exact);
+  EXPECT_EQ(f.prove({}, f.of(results[1])), Proof::Unknown);
+  // Facts about it still prove what follows from them.
+  EXPECT_EQ(f.prove({f.lt(loaded, f.constant(4)), f.le(f.constant(0), loaded)},
+                    f.of(results[1])),
+            Proof::Proved);
+}
+
+TEST_F(IndexFormulasTest, BoundsDecideWithoutTheProver) {
+  // The thread index below 128 times 4, plus 3, stays below 512: decided
+  // from the bounds alone.
+  SmallVector<Value> results = parse(R"(
+    %c4 = arith.constant 4 : index
+    %c3 = arith.constant 3 : index
+    %c512 = arith.constant 512 : index
+    %t = gpu.thread_id x upper_bound 128
+    %a = arith.muli %t, %c4 : index
+    %b = arith.addi %a, %c3 : index
+    %ok = arith.cmpi ult, %b, %c512 : index
+    return %b, %ok : index, i1)");
+  IndexFormulas f;
+  Formula last = f.of(results[0]);
+  EXPECT_EQ(last.lo, 3);
+  EXPECT_EQ(last.hi, 511);
+  Formula ok = f.of(results[1]);
+  EXPECT_EQ(ok.known, true);
+  EXPECT_EQ(f.prove({}, ok), Proof::Proved);
+  EXPECT_EQ(f.numQueries(), 0u);
+  // One more element would not fit: the prover finds the thread.
+  CounterExample example;
+  EXPECT_EQ(f.prove({}, f.lt(last, f.constant(511)), &example), Proof::Refuted);
+  ASSERT_EQ(example.variables.size(), 1u);
+  EXPECT_EQ(f.variables()[example.variables[0].first].name, "thread");
+  EXPECT_EQ(example.variables[0].second, 127);
+}
+
+} // namespace
