@@ -349,6 +349,13 @@ static Formula affineFormula(IndexFormulas &f, AffineExpr expr,
   }
 }
 
+Formula IndexFormulas::affine(AffineExpr expr, ArrayRef<Formula> dims,
+                              ArrayRef<Formula> symbols) {
+  bool modelled = true;
+  Formula result = affineFormula(*this, expr, dims, symbols, modelled);
+  return modelled ? result : Formula();
+}
+
 Formula IndexFormulas::translate(Value value) {
   Type type = value.getType();
   bool isBool = type.isInteger(1);

@@ -53,6 +53,8 @@ static void addLayoutPipeline(PassManager &pm, const CompileOptions &options) {
   layouts.mmaSync = options.target->isNVIDIA();
   layouts.wgmma = options.useWgmma();
   fpm.addPass(tile::createTileInferLayouts(layouts));
+  if (options.verify)
+    fpm.addPass(tile::createTileVerifyLayouts());
 }
 
 /// From Stage::Layouts to Stage::GPU: per-thread code in a gpu.module.

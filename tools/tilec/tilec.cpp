@@ -649,9 +649,10 @@ int main(int argc, char **argv) {
                "kernel's own first thread rather than from a producer "
                "warpgroup of their own");
   app.add_flag("--no-verify", options.noVerify,
-               "Skip the bounds verifier: no proofs, no errors for accesses "
-               "it shows can leave their tensor, and no guards for those it "
-               "cannot prove in bounds");
+               "Skip the Z3 verifiers: no proofs of annotated layouts or of "
+               "tensor accesses, no errors for accesses that can leave "
+               "their tensor, and no guards for those not proved in "
+               "bounds");
   app.add_flag("--verify-only", options.verifyOnly,
                "Run the front end and the tile passes with the bounds "
                "verifier, print a remark for every tensor access (proved, "

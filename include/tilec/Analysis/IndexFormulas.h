@@ -11,6 +11,7 @@
 #ifndef TILEC_ANALYSIS_INDEXFORMULAS_H
 #define TILEC_ANALYSIS_INDEXFORMULAS_H
 
+#include "mlir/IR/AffineExpr.h"
 #include "mlir/IR/Value.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/DenseMap.h"
@@ -65,6 +66,8 @@ enum class VariableKind {
   ThreadIndex,
   /// The induction variable of a loop.
   LoopIndex,
+  /// An index into a buffer, for properties of layouts.
+  ElementIndex,
   /// A value the translation does not model.
   Opaque,
 };
@@ -133,6 +136,11 @@ public:
   /// defines it, down to bound values and constants. What is not modelled
   /// becomes an opaque variable. Memoized.
   Formula of(mlir::Value value);
+
+  /// The formula of an affine expression over `dims` and `symbols`; null
+  /// where it divides by something other than a positive constant.
+  Formula affine(mlir::AffineExpr expr, llvm::ArrayRef<Formula> dims,
+                 llvm::ArrayRef<Formula> symbols = {});
 
   /// Adds a fact that holds on every execution (a variable's range).
   void addFact(const Formula &fact);

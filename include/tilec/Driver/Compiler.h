@@ -36,8 +36,8 @@ struct CompileOptions {
   /// With both on sm_90a: a producer warpgroup issues the bulk copies.
   bool allowWarpSpecialize = true;
 
-  /// The bounds verifier (tile-verify-bounds), and its remark for every
-  /// tensor access.
+  /// The Z3 verifiers (tile-verify-layouts, tile-verify-bounds), and the
+  /// bounds verifier's remark for every tensor access.
   bool verify = true;
   bool boundsRemarks = false;
 

@@ -262,6 +262,24 @@ def TileLowerLoops : Pass<"tile-lower-loops", "mlir::func::FuncOp"> {
                            "::mlir::scf::SCFDialect"];
 }
 
+def TileVerifyLayouts : Pass<"tile-verify-layouts", "mlir::func::FuncOp"> {
+  let summary = "Prove annotated layouts one-to-one with Z3";
+  let description = [{
+    After `tile-infer-layouts`, proves for the layout `tile.annotate_layout`
+    gives a shared buffer that no two elements share an offset, and for the
+    one it gives a fragment that no two elements (or replicas) share a
+    thread's register and that each lands on one of the block's threads,
+    in one of its registers. A failure is an error naming the two elements
+    (or the one out of place). The swizzle of a shared layout permutes
+    offsets, so the map alone is checked. The layouts tilec chooses are
+    checked by the unit tests, by enumeration.
+  }];
+  let options = [
+    Option<"resourceLimit", "resource-limit", "unsigned", "200000",
+           "The prover's resource limit per query (Z3's rlimit)">,
+  ];
+}
+
 def TileVerifyBounds : Pass<"tile-verify-bounds", "mlir::func::FuncOp"> {
   let summary = "Prove tensor accesses in bounds with Z3; guard the rest";
   let description = [{
