@@ -654,10 +654,10 @@ int main(int argc, char **argv) {
                "their tensor, and no guards for those not proved in "
                "bounds");
   app.add_flag("--verify-only", options.verifyOnly,
-               "Run the front end and the tile passes with the bounds "
-               "verifier, print a remark for every tensor access (proved, "
-               "guarded or refuted) and a summary per kernel, and write "
-               "nothing")
+               "Run the front end and the tile passes with the Z3 "
+               "verifiers, print a remark for every tensor access (proved "
+               "or guarded), an error for each that can leave its tensor, "
+               "and a summary per kernel, and write nothing")
       ->excludes("--no-verify")
       ->excludes("--emit")
       ->excludes("--output");
