@@ -1052,8 +1052,10 @@ Ref Interpreter::eval(const Expr &expr) {
     return error(expr.getLoc(), "a slice is only valid inside [...]");
   case Expr::Kind::Binary: {
     const auto &binaryExpr = llvm::cast<BinaryExpr>(expr);
-    Ref lhs = eval(*binaryExpr.lhs);
-    Ref rhs = eval(*binaryExpr.rhs);
+    // Element reads get their operand's location, which diagnostics about
+    // the access (its bounds) point at.
+    Ref lhs = load(eval(*binaryExpr.lhs), binaryExpr.lhs->getLoc());
+    Ref rhs = load(eval(*binaryExpr.rhs), binaryExpr.rhs->getLoc());
     return binary(binaryExpr.op, lhs, rhs, binaryExpr.getLoc());
   }
   case Expr::Kind::Unary: {
