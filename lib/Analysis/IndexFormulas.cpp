@@ -76,12 +76,6 @@ static std::optional<int64_t> bounded(__int128 value) {
   return static_cast<int64_t>(value);
 }
 
-/// Sets what follows from `f`'s bounds.
-static void settle(Formula &f) {
-  if (f.lo && *f.lo >= 0)
-    f.nonNegative = true;
-}
-
 /// The truth of `a < b` where the bounds decide it.
 static std::optional<bool> lessThan(const Formula &a, const Formula &b) {
   if (a.hi && b.lo && *a.hi < *b.lo)
@@ -105,7 +99,6 @@ Formula IndexFormulas::variable(StringRef name, VariableKind kind,
   formula.exact = kind != VariableKind::Opaque;
   formula.lo = lo;
   formula.hi = hi;
-  settle(formula);
   return formula;
 }
 
@@ -134,7 +127,6 @@ Formula IndexFormulas::constant(int64_t value) {
   Formula formula;
   formula.ast = fromAst(Z3_mk_int64(impl->ctx, value, impl->intSort));
   formula.lo = formula.hi = value;
-  settle(formula);
   return formula;
 }
 
@@ -148,12 +140,10 @@ Formula IndexFormulas::boolean(bool value) {
 Formula IndexFormulas::add(const Formula &a, const Formula &b) {
   Z3_ast args[] = {toAst(a.ast), toAst(b.ast)};
   Formula result = derive(fromAst(Z3_mk_add(impl->ctx, 2, args)), {&a, &b});
-  result.nonNegative = a.nonNegative && b.nonNegative;
   if (a.lo && b.lo)
     result.lo = bounded(__int128(*a.lo) + *b.lo);
   if (a.hi && b.hi)
     result.hi = bounded(__int128(*a.hi) + *b.hi);
-  settle(result);
   return result;
 }
 
@@ -164,14 +154,12 @@ Formula IndexFormulas::sub(const Formula &a, const Formula &b) {
     result.lo = bounded(__int128(*a.lo) - *b.hi);
   if (a.hi && b.lo)
     result.hi = bounded(__int128(*a.hi) - *b.lo);
-  settle(result);
   return result;
 }
 
 Formula IndexFormulas::mul(const Formula &a, const Formula &b) {
   Z3_ast args[] = {toAst(a.ast), toAst(b.ast)};
   Formula result = derive(fromAst(Z3_mk_mul(impl->ctx, 2, args)), {&a, &b});
-  result.nonNegative = a.nonNegative && b.nonNegative;
   if (a.lo && a.hi && b.lo && b.hi) {
     __int128 corners[] = {__int128(*a.lo) * *b.lo, __int128(*a.lo) * *b.hi,
                           __int128(*a.hi) * *b.lo, __int128(*a.hi) * *b.hi};
@@ -179,8 +167,11 @@ Formula IndexFormulas::mul(const Formula &a, const Formula &b) {
         bounded(*std::min_element(std::begin(corners), std::end(corners)));
     result.hi =
         bounded(*std::max_element(std::begin(corners), std::end(corners)));
+  } else if (a.nonNegative() && b.nonNegative()) {
+    // Products of non-negative factors are at least the product of their
+    // lower bounds, whatever the upper ones.
+    result.lo = bounded(__int128(*a.lo) * *b.lo);
   }
-  settle(result);
   return result;
 }
 
@@ -190,12 +181,10 @@ Formula IndexFormulas::floorDiv(const Formula &a, int64_t b) {
   Formula result = derive(
       fromAst(Z3_mk_div(impl->ctx, toAst(a.ast), toAst(constant(b).ast))),
       {&a});
-  result.nonNegative = a.nonNegative;
   if (a.lo)
     result.lo = llvm::divideFloorSigned(*a.lo, b);
   if (a.hi)
     result.hi = llvm::divideFloorSigned(*a.hi, b);
-  settle(result);
   return result;
 }
 
@@ -210,7 +199,6 @@ Formula IndexFormulas::mod(const Formula &a, int64_t b) {
     result.lo = a.lo;
     result.hi = a.hi;
   }
-  settle(result);
   return result;
 }
 
@@ -271,7 +259,6 @@ Formula IndexFormulas::select(const Formula &cond, const Formula &a,
   Formula result = derive(fromAst(Z3_mk_ite(impl->ctx, toAst(cond.ast),
                                             toAst(a.ast), toAst(b.ast))),
                           {&cond, &a, &b});
-  result.nonNegative = a.nonNegative && b.nonNegative;
   if (cond.known) {
     const Formula &chosen = *cond.known ? a : b;
     result.lo = chosen.lo;
@@ -285,7 +272,6 @@ Formula IndexFormulas::select(const Formula &cond, const Formula &a,
     if (a.known && a.known == b.known)
       result.known = a.known;
   }
-  settle(result);
   return result;
 }
 
@@ -382,14 +368,11 @@ Formula IndexFormulas::translate(Value value) {
       return divisor.getSExtValue();
     return std::nullopt;
   };
-  // `a >= 0`, as a condition of exactness.
-  auto nonNegative = [&](const Formula &a) {
-    return Z3_mk_ge(ctx, toAst(a.ast), toAst(constant(0).ast));
-  };
   // Makes `result` exact where `a` is non-negative, unless it is known to be.
   auto exactIfNonNegative = [&](Formula &result, const Formula &a) {
-    if (!a.nonNegative)
-      result.exactWhen.push_back(fromAst(nonNegative(a)));
+    if (!a.nonNegative())
+      result.exactWhen.push_back(
+          fromAst(Z3_mk_ge(ctx, toAst(a.ast), toAst(constant(0).ast))));
   };
 
   if (isa<arith::AddIOp>(op))
@@ -477,7 +460,7 @@ Formula IndexFormulas::translate(Value value) {
     // Unsigned order of two's-complement values: the negative ones are the
     // largest.
     auto unsignedLt = [&](const Formula &x, const Formula &y) {
-      if (x.nonNegative && y.nonNegative)
+      if (x.nonNegative() && y.nonNegative())
         return lt(x, y);
       return select(le(zero, x), select(le(zero, y), lt(x, y), boolean(true)),
                     select(le(zero, y), boolean(false), lt(x, y)));

@@ -42,16 +42,17 @@ struct Formula {
   /// Boolean Z3_asts under which the formula is exact.
   llvm::SmallVector<void *, 2> exactWhen;
   bool exact = true;
-  /// Known to be at least 0 from its construction (indices of threads and
-  /// blocks, dimensions, their sums, products and quotients), so that
-  /// unsigned operations on it need no case for negative values.
-  bool nonNegative = false;
   /// Bounds of an integer formula on every execution, where known from the
   /// ranges of its variables; what a boolean formula is, where that decides
   /// it. Most queries of static shapes are answered from these, without
   /// the prover.
   std::optional<int64_t> lo, hi;
   std::optional<bool> known;
+
+  /// Whether the bounds make it at least 0 (indices of threads and blocks,
+  /// dimensions, their sums, products and quotients), so that unsigned
+  /// operations on it need no case for negative values.
+  bool nonNegative() const { return lo && *lo >= 0; }
 
   explicit operator bool() const { return ast != nullptr; }
 };

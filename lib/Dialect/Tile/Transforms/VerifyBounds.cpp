@@ -90,6 +90,10 @@ public:
 private:
   /// The name of argument `i` of the function, for messages.
   std::string argName(unsigned i);
+  /// The index argument that holds the run-time extent of dimension `dim`
+  /// of a tensor argument, if the dimension is dynamic.
+  std::optional<BlockArgument> extentArgument(BlockArgument tensor,
+                                              unsigned dim);
   /// The extent of dimension `dim` of a tensor argument.
   std::optional<Formula> extent(BlockArgument tensor, unsigned dim);
   void visit(Block &block, SmallVector<Formula> path);
@@ -105,8 +109,6 @@ private:
   bool guard, remarks;
   bool failed = false;
   unsigned numProved = 0;
-  /// Argument number of each dimension variable, and block axis names.
-  DenseMap<unsigned, unsigned> dimensionArg;
   SmallVector<Access> toGuard;
   SmallVector<std::pair<scf::IfOp, bool>> toFold;
 };
@@ -119,17 +121,25 @@ std::string BoundsVerifier::argName(unsigned i) {
   return "argument " + std::to_string(i);
 }
 
+std::optional<BlockArgument>
+BoundsVerifier::extentArgument(BlockArgument tensor, unsigned dim) {
+  // The dialect verifies that tile.dims names an index argument for each
+  // dynamic dimension.
+  auto dims = func.getArgAttrOfType<DenseI64ArrayAttr>(tensor.getArgNumber(),
+                                                       "tile.dims");
+  if (!dims)
+    return std::nullopt;
+  return func.getArgument(dims[dim]);
+}
+
 std::optional<Formula> BoundsVerifier::extent(BlockArgument tensor,
                                               unsigned dim) {
   auto type = cast<MemRefType>(tensor.getType());
   if (!type.isDynamicDim(dim))
     return formulas.constant(type.getDimSize(dim));
-  auto dims = func.getArgAttrOfType<DenseI64ArrayAttr>(tensor.getArgNumber(),
-                                                       "tile.dims");
-  if (!dims || dim >= dims.size() || dims[dim] < 0 ||
-      dims[dim] >= func.getNumArguments())
-    return std::nullopt;
-  return formulas.of(func.getArgument(dims[dim]));
+  if (std::optional<BlockArgument> arg = extentArgument(tensor, dim))
+    return formulas.of(*arg);
+  return std::nullopt;
 }
 
 LogicalResult BoundsVerifier::run() {
@@ -235,7 +245,6 @@ void BoundsVerifier::visit(Block &block, SmallVector<Formula> path) {
     }
     if (auto ifOp = dyn_cast<scf::IfOp>(op)) {
       Formula cond = formulas.of(ifOp.getCondition());
-      Formula notCond = formulas.logicalNot(cond);
       bool alwaysThen = false, alwaysElse = false;
       // The bounds decide most conditions. Otherwise the prover is asked
       // whether a guard always passes; guards that always fail are rare
@@ -256,7 +265,7 @@ void BoundsVerifier::visit(Block &block, SmallVector<Formula> path) {
       }
       if (!alwaysThen && !ifOp.getElseRegion().empty()) {
         SmallVector<Formula> inner = path;
-        inner.push_back(notCond);
+        inner.push_back(formulas.logicalNot(cond));
         visit(ifOp.getElseRegion().front(), inner);
       }
       continue;
@@ -283,44 +292,49 @@ std::string BoundsVerifier::describe(const CounterExample &example) {
 void BoundsVerifier::checkAccess(const Access &access, ArrayRef<Formula> path) {
   std::string tensorName = argName(access.tensor.getArgNumber());
   const char *verb = access.isWrite ? "write to" : "read of";
-  bool unknown = false;
-  // All dimensions at once first: most accesses are in bounds.
-  SmallVector<Formula> dimsInBounds;
-  for (auto [dim, indexValue] : llvm::enumerate(access.indices)) {
-    std::optional<Formula> size = extent(access.tensor, dim);
-    if (!size)
-      break;
-    Formula index = formulas.of(indexValue);
-    Formula last =
-        formulas.add(index, formulas.constant(access.widths[dim] - 1));
-    dimsInBounds.push_back(formulas.logicalAnd(
-        formulas.le(formulas.constant(0), index), formulas.lt(last, *size)));
-  }
-  if (dimsInBounds.size() == access.indices.size()) {
-    Formula all = formulas.boolean(true);
-    for (const Formula &f : dimsInBounds)
-      all = formulas.logicalAnd(all, f);
-    if (formulas.prove(path, all) == Proof::Proved) {
-      ++numProved;
-      if (remarks)
-        access.op->emitRemark()
-            << "this " << verb << " '" << tensorName << "' is proved in bounds";
-      return;
-    }
-  }
+  auto proved = [&] {
+    ++numProved;
+    if (remarks)
+      access.op->emitRemark()
+          << "this " << verb << " '" << tensorName << "' is proved in bounds";
+  };
+  // Per dimension: the index, the extent, and that the index and the last
+  // lane stay inside it.
+  struct DimBounds {
+    Formula index, size, inBounds;
+  };
+  SmallVector<std::optional<DimBounds>, 4> dims;
   for (auto [dim, indexValue] : llvm::enumerate(access.indices)) {
     std::optional<Formula> size = extent(access.tensor, dim);
     if (!size) {
-      unknown = true;
+      dims.push_back(std::nullopt);
       continue;
     }
     Formula index = formulas.of(indexValue);
     Formula last =
         formulas.add(index, formulas.constant(access.widths[dim] - 1));
-    Formula inBounds = formulas.logicalAnd(
-        formulas.le(formulas.constant(0), index), formulas.lt(last, *size));
+    dims.push_back(
+        DimBounds{index, *size,
+                  formulas.logicalAnd(formulas.le(formulas.constant(0), index),
+                                      formulas.lt(last, *size))});
+  }
+  // All dimensions at once first: most accesses are in bounds.
+  if (llvm::all_of(dims, [](const auto &d) { return d.has_value(); })) {
+    Formula all = formulas.boolean(true);
+    for (const std::optional<DimBounds> &d : dims)
+      all = formulas.logicalAnd(all, d->inBounds);
+    if (formulas.prove(path, all) == Proof::Proved)
+      return proved();
+  }
+  bool unknown = false;
+  for (auto [dim, bounds] : llvm::enumerate(dims)) {
+    if (!bounds) {
+      unknown = true;
+      continue;
+    }
     CounterExample example;
-    Proof proof = formulas.prove(path, inBounds, &example, {index, *size});
+    Proof proof = formulas.prove(path, bounds->inBounds, &example,
+                                 {bounds->index, bounds->size});
     if (proof == Proof::Proved)
       continue;
     if (proof == Proof::Unknown) {
@@ -351,10 +365,7 @@ void BoundsVerifier::checkAccess(const Access &access, ArrayRef<Formula> path) {
                               << (guard ? "; it is guarded" : "");
     return;
   }
-  ++numProved;
-  if (remarks)
-    access.op->emitRemark()
-        << "this " << verb << " '" << tensorName << "' is proved in bounds";
+  proved();
 }
 
 Value BoundsVerifier::extentValue(OpBuilder &b, Location loc,
@@ -362,11 +373,8 @@ Value BoundsVerifier::extentValue(OpBuilder &b, Location loc,
   auto type = cast<MemRefType>(tensor.getType());
   if (!type.isDynamicDim(dim))
     return arith::ConstantIndexOp::create(b, loc, type.getDimSize(dim));
-  auto dims = func.getArgAttrOfType<DenseI64ArrayAttr>(tensor.getArgNumber(),
-                                                       "tile.dims");
-  if (dims && dim < dims.size() && dims[dim] >= 0 &&
-      dims[dim] < func.getNumArguments())
-    return func.getArgument(dims[dim]);
+  if (std::optional<BlockArgument> arg = extentArgument(tensor, dim))
+    return *arg;
   return memref::DimOp::create(b, loc, tensor, dim);
 }
 
