@@ -64,3 +64,19 @@ func.func @missing_thread() {
   }
   return
 }
+
+// -----
+
+// Replicas of one element must sit on different threads or registers.
+#one_replica_place = #tile.fragment_layout<[32], threads = 32, slots = 1, replicate = 2, (d0, d1) -> (d0, 0)>
+func.func @replicas_collide() {
+  %c1 = arith.constant 1 : index
+  %x = arith.constant 0.0 : f32
+  tile.kernel blocks(%bx) in (%c1) threads(32) {
+    %a = tile.alloc_fragment : memref<32xf32, #tile.fragment>
+    // expected-error-re@+1 {{the layout annotated for a fragment puts elements [{{[0-9]+}}] (replica {{[01]}}) and [{{[0-9]+}}] (replica {{[01]}}) in the same place (thread and register {{[0-9]+}}, 0); a layout must give every element a place of its own}}
+    tile.annotate_layout #one_replica_place on %a : memref<32xf32, #tile.fragment>
+    tile.fill %a, %x : memref<32xf32, #tile.fragment>, f32
+  }
+  return
+}

@@ -52,20 +52,23 @@ Element makeElement(IndexFormulas &f, ArrayRef<int64_t> shape,
   return element;
 }
 
-/// "[3, 5]", or "[3, 5] (replica 1)", from a counter-example.
-std::string describeElement(IndexFormulas &f, const CounterExample &example,
-                            StringRef prefix, size_t rank) {
-  SmallVector<std::string> values(rank + 1, "0");
-  for (auto [index, value] : example.variables) {
-    StringRef name = f.variables()[index].name;
-    unsigned dim;
-    if (name.consume_front(prefix) && !name.getAsInteger(10, dim) &&
-        dim <= rank)
-      values[dim] = std::to_string(value);
+/// "[3, 5]", or "[3, 5] (replica 1)" for replicated layouts, from a
+/// counter-example.
+std::string describeElement(const Element &element,
+                            const CounterExample &example, size_t rank) {
+  SmallVector<std::string> values;
+  for (const Formula &dim : element.dims) {
+    int64_t value = 0;
+    for (auto [index, v] : example.variables)
+      if (index == dim.variables.front())
+        value = v;
+    values.push_back(std::to_string(value));
   }
   std::string text =
       "[" + llvm::join(ArrayRef<std::string>(values).take_front(rank), ", ") +
       "]";
+  if (values.size() > rank)
+    text += " (replica " + values.back() + ")";
   return text;
 }
 
@@ -120,19 +123,19 @@ LogicalResult LayoutVerifier::check(Operation *at, StringRef what,
                                   f.lt(place, f.constant(limits[i])));
     CounterExample example;
     if (f.prove(x.inRange, inside, &example, {place}) == Proof::Refuted)
-      return fail("puts element " +
-                  describeElement(f, example, "x", shape.size()) + " at " +
-                  std::to_string(example.values[0]) + ", outside the " +
-                  std::to_string(limits[i]) + " " + limitNames[i]);
+      return fail("puts element " + describeElement(x, example, shape.size()) +
+                  " at " + std::to_string(example.values[0]) +
+                  ", outside the " + std::to_string(limits[i]) + " " +
+                  limitNames[i]);
   }
 
   // No two elements in one place.
   SmallVector<Formula> assumptions(x.inRange);
   llvm::append_range(assumptions, y.inRange);
-  Formula same = f.boolean(false);
+  Formula differ = f.boolean(false);
   for (auto [a, b] : llvm::zip(x.dims, y.dims))
-    same = f.logicalOr(same, f.logicalNot(f.eq(a, b)));
-  assumptions.push_back(same);
+    differ = f.logicalOr(differ, f.logicalNot(f.eq(a, b)));
+  assumptions.push_back(differ);
   Formula distinct = f.boolean(false);
   for (auto [a, b] : llvm::zip(px, py))
     distinct = f.logicalOr(distinct, f.logicalNot(f.eq(a, b)));
@@ -142,9 +145,8 @@ LogicalResult LayoutVerifier::check(Operation *at, StringRef what,
     SmallVector<std::string> place;
     for (int64_t v : example.values)
       place.push_back(std::to_string(v));
-    return fail("puts elements " +
-                describeElement(f, example, "x", shape.size()) + " and " +
-                describeElement(f, example, "y", shape.size()) +
+    return fail("puts elements " + describeElement(x, example, shape.size()) +
+                " and " + describeElement(y, example, shape.size()) +
                 " in the same place (" + placeName + " " +
                 llvm::join(place, ", ") + ")");
   }
