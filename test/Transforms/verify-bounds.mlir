@@ -116,14 +116,22 @@ func.func @gather(%a: memref<?xf32> {tile.dims = array<i64: 2>},
 
 // -----
 
-// A guarded vector access keeps the lanes inside the tensor: a mask.
+// A guarded vector access keeps the lanes inside the tensor, at both
+// ends: lanes [-j, n - j), clamped to [0, 4], in a mask.
 // CHECK-LABEL: func.func @gather_vector
 // CHECK: %[[LEFT:.*]] = arith.subi %arg2, %[[J:.*]] : index
 // CHECK: %[[POS:.*]] = arith.maxsi %[[LEFT]], %c0
 // CHECK: %[[LANES:.*]] = arith.minsi %[[POS]], %c4
+// CHECK: %[[NEG:.*]] = arith.subi %c0, %[[J]] : index
+// CHECK: %[[NEGPOS:.*]] = arith.maxsi %[[NEG]], %c0
+// CHECK: %[[SKIPPED:.*]] = arith.minsi %[[NEGPOS]], %c4
 // CHECK: %[[COUNT:.*]] = arith.index_cast %[[LANES]] : index to i32
 // CHECK: %[[COUNTS:.*]] = vector.broadcast %[[COUNT]] : i32 to vector<4xi32>
-// CHECK: %[[MASK:.*]] = arith.cmpi slt, %{{.*}}, %[[COUNTS]] : vector<4xi32>
+// CHECK: %[[BELOW:.*]] = arith.cmpi slt, %{{.*}}, %[[COUNTS]] : vector<4xi32>
+// CHECK: %[[FIRST:.*]] = arith.index_cast %[[SKIPPED]] : index to i32
+// CHECK: %[[FIRSTS:.*]] = vector.broadcast %[[FIRST]] : i32 to vector<4xi32>
+// CHECK: %[[ABOVE:.*]] = arith.cmpi sge, %{{.*}}, %[[FIRSTS]] : vector<4xi32>
+// CHECK: %[[MASK:.*]] = arith.andi %[[BELOW]], %[[ABOVE]] : vector<4xi1>
 // CHECK: vector.maskedload %arg0[%[[J]]], %[[MASK]]
 func.func @gather_vector(%a: memref<?xf32> {tile.dims = array<i64: 2>},
                          %idx: memref<128xindex>, %n: index) attributes {tile.arg_names = ["A", "idx", "n"]} {

@@ -385,18 +385,23 @@ void BoundsVerifier::guardAccess(const Access &access) {
   // For vectors, the in-bounds lanes of the last dimension form a mask;
   // the other dimensions are in bounds or not as a whole.
   Value inBounds;
-  Value lanes;
+  // Lanes [skipped, lanes) of a vector are inside the last dimension.
+  Value skipped, lanes;
   int64_t lastDim = access.indices.size() - 1;
   for (auto [dim, index] : llvm::enumerate(access.indices)) {
     Value size = extentValue(b, loc, access.tensor, dim);
     if (static_cast<int64_t>(dim) == lastDim && access.widths[dim] > 1) {
-      // Lanes left: min(max(size - index, 0), width), computed in signed
-      // arithmetic (index <= size fits).
-      Value left = arith::SubIOp::create(b, loc, size, index);
+      // Lane k touches index + k: it is inside when -index <= k <
+      // size - index. Both bounds are clamped to [0, width], in signed
+      // arithmetic.
       Value zero = arith::ConstantIndexOp::create(b, loc, 0);
       Value width = arith::ConstantIndexOp::create(b, loc, access.widths[dim]);
-      left = arith::MaxSIOp::create(b, loc, left, zero);
-      lanes = arith::MinSIOp::create(b, loc, left, width);
+      auto clamp = [&](Value v) {
+        return arith::MinSIOp::create(
+            b, loc, arith::MaxSIOp::create(b, loc, v, zero), width);
+      };
+      lanes = clamp(arith::SubIOp::create(b, loc, size, index));
+      skipped = clamp(arith::SubIOp::create(b, loc, zero, index));
       continue;
     }
     Value ok =
@@ -419,10 +424,15 @@ void BoundsVerifier::guardAccess(const Access &access) {
       laneNumbers[k] = k;
     Value numbers = arith::ConstantOp::create(
         b, loc, laneType, DenseIntElementsAttr::get(laneType, laneNumbers));
-    Value count = arith::IndexCastOp::create(b, loc, b.getI32Type(), lanes);
-    Value counts = vector::BroadcastOp::create(b, loc, laneType, count);
-    Value mask = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
-                                       numbers, counts);
+    auto broadcast = [&](Value v) {
+      Value narrow = arith::IndexCastOp::create(b, loc, b.getI32Type(), v);
+      return vector::BroadcastOp::create(b, loc, laneType, narrow);
+    };
+    Value below = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                        numbers, broadcast(lanes));
+    Value above = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
+                                        numbers, broadcast(skipped));
+    Value mask = arith::AndIOp::create(b, loc, below, above);
     if (auto load = dyn_cast<vector::LoadOp>(op)) {
       Value zero = arith::ConstantOp::create(b, loc, type, b.getZeroAttr(type));
       Value masked = vector::MaskedLoadOp::create(
