@@ -89,7 +89,7 @@ Formula IndexFormulas::variable(StringRef name, VariableKind kind,
                                 std::optional<int64_t> lo,
                                 std::optional<int64_t> hi) {
   unsigned index = vars.size();
-  vars.push_back({name.str(), kind});
+  vars.push_back({name.str(), kind, lo, hi});
   Z3_ast ast =
       Z3_mk_const(impl->ctx, Z3_mk_int_symbol(impl->ctx, index), impl->intSort);
   varAsts.push_back(fromAst(ast));
@@ -99,6 +99,16 @@ Formula IndexFormulas::variable(StringRef name, VariableKind kind,
   formula.exact = kind != VariableKind::Opaque;
   formula.lo = lo;
   formula.hi = hi;
+  return formula;
+}
+
+Formula IndexFormulas::variableFormula(unsigned index) const {
+  Formula formula;
+  formula.ast = varAsts[index];
+  formula.variables.push_back(index);
+  formula.exact = vars[index].kind != VariableKind::Opaque;
+  formula.lo = vars[index].lo;
+  formula.hi = vars[index].hi;
   return formula;
 }
 
@@ -177,6 +187,17 @@ Formula IndexFormulas::mul(const Formula &a, const Formula &b) {
 
 Formula IndexFormulas::floorDiv(const Formula &a, int64_t b) {
   assert(b > 0 && "floorDiv by a positive constant");
+  // A quotient the bounds fix is a constant: the prover's work grows with
+  // every division it sees (thread / 128 in a block of 128).
+  if (b == 1)
+    return a;
+  if (a.lo && a.hi &&
+      llvm::divideFloorSigned(*a.lo, b) == llvm::divideFloorSigned(*a.hi, b)) {
+    Formula result = constant(llvm::divideFloorSigned(*a.lo, b));
+    result = derive(result.ast, {&a});
+    result.lo = result.hi = llvm::divideFloorSigned(*a.lo, b);
+    return result;
+  }
   // For a positive divisor, Z3's integer division is the floor.
   Formula result = derive(
       fromAst(Z3_mk_div(impl->ctx, toAst(a.ast), toAst(constant(b).ast))),
@@ -190,6 +211,8 @@ Formula IndexFormulas::floorDiv(const Formula &a, int64_t b) {
 
 Formula IndexFormulas::mod(const Formula &a, int64_t b) {
   assert(b > 0 && "mod by a positive constant");
+  if (a.lo && a.hi && *a.lo >= 0 && *a.hi < b)
+    return a;
   Formula result = derive(
       fromAst(Z3_mk_mod(impl->ctx, toAst(a.ast), toAst(constant(b).ast))),
       {&a});
@@ -277,6 +300,54 @@ Formula IndexFormulas::select(const Formula &cond, const Formula &a,
 
 void IndexFormulas::addFact(const Formula &fact) {
   Z3_solver_assert(impl->ctx, impl->solver, toAst(fact.ast));
+  facts.push_back(fact);
+}
+
+Formula IndexFormulas::copy(const Formula &formula, VariableCopies &copies) {
+  SmallVector<Z3_ast> from, to;
+  Formula result = formula;
+  for (unsigned &index : result.variables) {
+    if (vars[index].kind == VariableKind::Dimension)
+      continue;
+    unsigned copied;
+    auto it = copies.find(index);
+    if (it != copies.end()) {
+      copied = it->second;
+    } else {
+      Variable original = vars[index];
+      copied = variable(original.name, original.kind, original.lo, original.hi)
+                   .variables.front();
+      copies[index] = copied;
+      // The copy's range: the facts about the original (facts added from
+      // here on are about copies, and are not visited).
+      for (size_t i = 0, e = facts.size(); i != e; ++i) {
+        if (!llvm::is_contained(facts[i].variables, index))
+          continue;
+        Formula fact = facts[i];
+        addFact(copy(fact, copies));
+      }
+    }
+    from.push_back(toAst(varAsts[index]));
+    to.push_back(toAst(varAsts[copied]));
+    index = copied;
+  }
+  llvm::sort(result.variables);
+  if (from.empty())
+    return result;
+  auto substitute = [&](void *ast) {
+    return fromAst(Z3_substitute(impl->ctx, toAst(ast), from.size(),
+                                 from.data(), to.data()));
+  };
+  result.ast = substitute(result.ast);
+  for (void *&condition : result.exactWhen)
+    condition = substitute(condition);
+  return result;
+}
+
+Formula IndexFormulas::simplify(const Formula &formula) {
+  Formula result = formula;
+  result.ast = fromAst(Z3_simplify(impl->ctx, toAst(formula.ast)));
+  return result;
 }
 
 Formula IndexFormulas::opaque(Value value, bool isBool) {
@@ -504,10 +575,14 @@ Formula IndexFormulas::translate(Value value) {
       bound = *upper;
     if (tid.getDimension() != gpu::Dimension::x || !bound)
       return opaque(value, isBool);
+    if (thread && thread->hi == bound->getSExtValue() - 1)
+      return *thread;
     Formula t = variable("thread", VariableKind::ThreadIndex, 0,
                          bound->getSExtValue() - 1);
     addFact(le(constant(0), t));
     addFact(lt(t, constant(bound->getSExtValue())));
+    if (!thread)
+      thread = t;
     return t;
   }
   if (isa<gpu::LaneIdOp>(op)) {
@@ -602,6 +677,41 @@ Proof IndexFormulas::solve(ArrayRef<Formula> assumptions, const Formula &goal,
       return v;
     return std::nullopt;
   };
+  // Any model would do; the smallest is the easiest to follow, and does
+  // not depend on how the prover got there. Each variable in turn, in the
+  // order they were made (dimensions, blocks, thread, loops), takes its
+  // least value, by bisection from its lower bound.
+  unsigned checks = 0;
+  for (auto [index, var] : llvm::enumerate(vars)) {
+    if (var.kind == VariableKind::Opaque || !var.lo ||
+        (var.kind != VariableKind::Dimension && !mentioned.contains(index)))
+      continue;
+    std::optional<int64_t> current = valueOf(varAsts[index]);
+    if (!current)
+      continue;
+    int64_t low = *var.lo;
+    while (low < *current && checks < kMaxMinimizingChecks) {
+      int64_t mid = low + (*current - low) / 2;
+      ++checks;
+      Z3_solver_push(ctx, solver);
+      Z3_solver_assert(ctx, solver,
+                       Z3_mk_le(ctx, toAst(varAsts[index]),
+                                Z3_mk_int64(ctx, mid, impl->intSort)));
+      if (Z3_solver_check(ctx, solver) == Z3_L_TRUE) {
+        Z3_model smaller = Z3_solver_get_model(ctx, solver);
+        Z3_model_inc_ref(ctx, smaller);
+        Z3_model_dec_ref(ctx, model);
+        model = smaller;
+        current = valueOf(varAsts[index]).value_or(mid);
+      } else {
+        low = mid + 1;
+      }
+      Z3_solver_pop(ctx, solver, 1);
+    }
+    Z3_solver_assert(ctx, solver,
+                     Z3_mk_eq(ctx, toAst(varAsts[index]),
+                              Z3_mk_int64(ctx, *current, impl->intSort)));
+  }
   for (auto [index, var] : llvm::enumerate(vars)) {
     if (var.kind == VariableKind::Opaque ||
         (var.kind != VariableKind::Dimension && !mentioned.contains(index)))

@@ -75,6 +75,9 @@ static void addTilePipeline(PassManager &pm, const CompileOptions &options) {
     tile::TileVerifyBoundsOptions bounds;
     bounds.remarks = options.boundsRemarks;
     fpm.addPass(tile::createTileVerifyBounds(bounds));
+    tile::TileVerifyRacesOptions races;
+    races.remarks = options.raceRemarks;
+    fpm.addPass(tile::createTileVerifyRaces(races));
   }
   pm.addPass(createConvertTileToGPU());
   pm.addPass(createCanonicalizerPass());

@@ -76,7 +76,8 @@ func.func @tail(%a: memref<100xf32>) {
 
 // A row reduction over the 32 lanes of a warp: each thread combines its own
 // two slots, then XOR shuffles with lanes 1, 2, 4, 8 and 16 away. The
-// result is held by every lane of the row.
+// result is held by every lane of the row; the first lane alone writes
+// it to the tensor.
 // CHECK-LABEL: func.func @warp_sum
 // CHECK: %[[SRC:.*]] = memref.alloca() : memref<2xf32>
 // CHECK: %[[DST:.*]] = memref.alloca() : memref<1xf32>
@@ -92,6 +93,12 @@ func.func @tail(%a: memref<100xf32>) {
 // CHECK: %[[TOTAL:.*]] = arith.addf %[[S8]], %[[X16]]
 // CHECK: memref.store %[[TOTAL]], %[[DST]][%c0]
 // CHECK-NOT: gpu.barrier
+// CHECK: %[[ROW:.*]] = arith.divui %[[TID:.*]], %c32
+// CHECK: %[[REPLICA:.*]] = arith.remui %[[TID]], %c32
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[REPLICA]], %c0
+// CHECK: scf.if %[[FIRST]] {
+// CHECK:   %[[V:.*]] = memref.load %[[DST]][%c0]
+// CHECK:   memref.store %[[V]], %{{.*}}[%[[ROW]], %[[ROW]]] : memref<2x64xf32>
 #tile2 = #tile.fragment_layout<[2, 64], threads = 64, slots = 2, (d0, d1) -> ((d0 mod 2) * 32 + (d1 floordiv 2) mod 32, (d0 floordiv 2 + (d1 floordiv 2) floordiv 32) * 2 + d1 mod 2), inverse = (d0, d1) -> ((d1 floordiv 2) * 2 + d0 floordiv 32, (d0 mod 32) * 2 + d1 mod 2)>
 #rows2 = #tile.fragment_layout<[2], threads = 64, slots = 1, replicate = 32, (d0, d1) -> ((d0 mod 2) * 32 + d1, d0 floordiv 2), inverse = (d0, d1) -> (d1 * 2 + d0 floordiv 32, d0 mod 32)>
 func.func @warp_sum(%a: memref<2x64xf32>) {

@@ -27,7 +27,7 @@ func.func @overlapping_rows() {
   %c1 = arith.constant 1 : index
   tile.kernel blocks(%bx) in (%c1) threads(32) {
     %s = tile.alloc_shared : memref<32x64xf16, #tile.shared>
-    // expected-error@+1 {{the layout annotated for a shared buffer puts elements [1, 0] and [0, 32] in the same place (offset 32); a layout must give every element a place of its own}}
+    // expected-error@+1 {{the layout annotated for a shared buffer puts elements [0, 32] and [1, 0] in the same place (offset 32); a layout must give every element a place of its own}}
     tile.annotate_layout #overlap on %s : memref<32x64xf16, #tile.shared>
   }
   return

@@ -477,6 +477,8 @@ static int compile(const Options &options, const char *argv0) {
     compile.verify = !options.noVerify;
     compile.boundsRemarks =
         options.verifyOnly || llvm::is_contained(options.remarks, "bounds");
+    compile.raceRemarks =
+        options.verifyOnly || llvm::is_contained(options.remarks, "races");
     compile.cudaPath =
         options.cudaPath.empty() ? getDefaultCudaPath() : options.cudaPath;
     compile.rocmPath =
@@ -649,23 +651,26 @@ int main(int argc, char **argv) {
                "kernel's own first thread rather than from a producer "
                "warpgroup of their own");
   app.add_flag("--no-verify", options.noVerify,
-               "Skip the Z3 verifiers: no proofs of annotated layouts or of "
-               "tensor accesses, no errors for accesses that can leave "
-               "their tensor, and no guards for those not proved in "
-               "bounds");
+               "Skip the Z3 verifiers: no proofs of annotated layouts, of "
+               "tensor accesses or of writes, no errors for accesses that "
+               "can leave their tensor or writes that race, and no guards "
+               "for accesses not proved in bounds");
   app.add_flag("--verify-only", options.verifyOnly,
                "Run the front end and the tile passes with the Z3 "
                "verifiers, print a remark for every tensor access (proved "
-               "or guarded), an error for each that can leave its tensor, "
-               "and a summary per kernel, and write nothing")
+               "or guarded) and every write (proved free of races or not), "
+               "an error for each access that can leave its tensor and "
+               "each write that races, and a summary per kernel, and write "
+               "nothing")
       ->excludes("--no-verify")
       ->excludes("--emit")
       ->excludes("--output");
   app.add_option("-R", options.remarks,
                  "Print the remarks of a pass: -Rbounds, the bounds "
-                 "verifier's for every tensor access")
-      ->check(CLI::IsMember({"bounds"}))
-      ->type_name("bounds")
+                 "verifier's for every tensor access; -Rraces, the race "
+                 "verifier's for every write")
+      ->check(CLI::IsMember({"bounds", "races"}))
+      ->type_name("bounds|races")
       ->allow_extra_args(false);
   app.add_option("-D", options.defines,
                  "Set a compile-time parameter: a module constant, a kernel "

@@ -206,4 +206,63 @@ TEST_F(IndexFormulasTest, BoundsDecideWithoutTheProver) {
   EXPECT_EQ(example.variables[0].second, 127);
 }
 
+TEST_F(IndexFormulasTest, CopiesStandForAnotherThread) {
+  // i = t mod 64 + n: two threads 64 apart share i; the copy of t is a
+  // second thread with the same range, and n (a dimension) is shared.
+  SmallVector<Value> results = parse(R"(
+    %c64 = arith.constant 64 : index
+    %t = gpu.thread_id x upper_bound 128
+    %r = arith.remui %t, %c64 : index
+    %i = arith.addi %r, %n : index
+    %ok = arith.cmpi ult, %i, %n : index
+    return %i, %ok : index, i1)");
+  IndexFormulas f;
+  Formula n = bindN(f);
+  Formula i = f.of(results[0]);
+  Formula t = *f.threadIndex();
+  VariableCopies copies;
+  Formula otherI = f.copy(i, copies);
+  Formula otherT = f.copy(t, copies);
+  EXPECT_EQ(f.copy(n, copies).ast, n.ast);
+  EXPECT_NE(otherT.ast, t.ast);
+  EXPECT_EQ(otherT.lo, 0);
+  EXPECT_EQ(otherT.hi, 127);
+  // Different threads, one element: refuted, with the smallest pair.
+  Formula collide =
+      f.logicalAnd(f.eq(i, otherI), f.logicalNot(f.eq(t, otherT)));
+  CounterExample example;
+  ASSERT_EQ(f.prove({}, f.logicalNot(collide), &example, {t, otherT, n}),
+            Proof::Refuted);
+  EXPECT_EQ(example.values[0], 0);
+  EXPECT_EQ(example.values[1], 64);
+  EXPECT_EQ(example.values[2], 1);
+  // Within half the block, the threads' elements differ: the copy's range
+  // is a fact like the original's.
+  Formula half = f.lt(t, f.constant(64));
+  EXPECT_EQ(f.prove({half, f.copy(half, copies)}, f.logicalNot(collide)),
+            Proof::Proved);
+  // Without the copy's range, t' could be anything.
+  Formula unrelated = f.variable("u", VariableKind::ThreadIndex);
+  EXPECT_EQ(f.prove({half, f.lt(unrelated, f.constant(64))},
+                    f.logicalNot(
+                        f.logicalAnd(f.eq(f.mod(t, 64), f.mod(unrelated, 64)),
+                                     f.logicalNot(f.eq(t, unrelated))))),
+            Proof::Refuted);
+}
+
+TEST_F(IndexFormulasTest, DivisionsTheBoundsFixAreConstants) {
+  SmallVector<Value> results = parse(R"(
+    %c128 = arith.constant 128 : index
+    %t = gpu.thread_id x upper_bound 128
+    %q = arith.divui %t, %c128 : index
+    %ok = arith.cmpi eq, %q, %c128 : index
+    return %q, %ok : index, i1)");
+  IndexFormulas f;
+  Formula q = f.of(results[0]);
+  EXPECT_EQ(q.lo, 0);
+  EXPECT_EQ(q.hi, 0);
+  EXPECT_EQ(q.variables.size(), 1u);
+  EXPECT_EQ(f.of(results[1]).known, false);
+}
+
 } // namespace

@@ -76,7 +76,12 @@ enum class VariableKind {
 struct Variable {
   std::string name;
   VariableKind kind;
+  std::optional<int64_t> lo, hi;
 };
+
+/// The copies of variables that stand for a second execution (another
+/// thread's): the original's index to its copy's.
+using VariableCopies = llvm::DenseMap<unsigned, unsigned>;
 
 /// The answer to "does this condition hold on every execution?".
 enum class Proof {
@@ -146,6 +151,17 @@ public:
   /// Adds a fact that holds on every execution (a variable's range).
   void addFact(const Formula &fact);
 
+  /// `formula` of a second execution: every variable but the run-time
+  /// dimensions (which all threads share) replaced by its copy in
+  /// `copies`, made on first use with the original's name, kind and
+  /// range, and with copies of the facts about the original.
+  Formula copy(const Formula &formula, VariableCopies &copies);
+
+  /// `formula` with its arithmetic normalized (sums flattened, constants
+  /// folded), so that formulas that differ only in how they were built
+  /// are the same question.
+  Formula simplify(const Formula &formula);
+
   /// Whether `goal` holds wherever the facts and all `assumptions` do. A
   /// counter-example is only reported where every formula involved is
   /// exact; otherwise the answer is Unknown.
@@ -154,6 +170,10 @@ public:
               llvm::ArrayRef<Formula> evaluate = {});
 
   llvm::ArrayRef<Variable> variables() const { return vars; }
+  /// The thread index in the block, once a formula has read it.
+  std::optional<Formula> threadIndex() const { return thread; }
+  /// The formula of the variable `index` (an index into variables()).
+  Formula variableFormula(unsigned index) const;
   unsigned numQueries() const { return queries; }
 
 private:
@@ -171,6 +191,10 @@ private:
   llvm::SmallVector<Variable> vars;
   llvm::SmallVector<void *> varAsts;
   llvm::DenseMap<mlir::Value, Formula> memo;
+  /// The variable of gpu.thread_id x: one, however many ops read it.
+  std::optional<Formula> thread;
+  /// What addFact was given, for the copies of variables.
+  llvm::SmallVector<Formula> facts;
   /// Answers by goal and assumptions.
   std::map<llvm::SmallVector<void *>, Proof> answers;
   unsigned queries = 0;
@@ -178,6 +202,8 @@ private:
   /// asked.
   unsigned exhausted = 0;
   static constexpr unsigned kMaxExhausted = 4;
+  /// Checks spent making a counter-example's values small.
+  static constexpr unsigned kMaxMinimizingChecks = 256;
 };
 
 } // namespace tilec

@@ -36,10 +36,12 @@ struct CompileOptions {
   /// With both on sm_90a: a producer warpgroup issues the bulk copies.
   bool allowWarpSpecialize = true;
 
-  /// The Z3 verifiers (tile-verify-layouts, tile-verify-bounds), and the
-  /// bounds verifier's remark for every tensor access.
+  /// The Z3 verifiers (tile-verify-layouts, tile-verify-bounds,
+  /// tile-verify-races), the bounds verifier's remark for every tensor
+  /// access, and the race verifier's for every store.
   bool verify = true;
   bool boundsRemarks = false;
+  bool raceRemarks = false;
 
   bool useTma() const { return allowTma && target->hasTma; }
   bool useWgmma() const { return allowWgmma && target->hasWgmma; }

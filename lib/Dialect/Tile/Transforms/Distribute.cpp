@@ -302,11 +302,41 @@ LogicalResult KernelDistributor::distributeParallel(ParallelOp loop) {
     }
   }
 
+  // Every replica of an element runs its iteration; writes that other
+  // threads see (tensors, shared memory, atomics) come from the first
+  // replica alone, so that no two threads write one element.
+  bool firstReplicaWrites =
+      layout.getReplicate() > 1 &&
+      body.walk([](Operation *op) {
+            Value memref;
+            if (auto store = dyn_cast<memref::StoreOp>(op))
+              memref = store.getMemRef();
+            else if (auto atomic = dyn_cast<memref::AtomicRMWOp>(op))
+              memref = atomic.getMemref();
+            bool visible =
+                memref && !isInScope(memref.getType(), MemoryScope::Fragment) &&
+                !isInScope(memref.getType(), MemoryScope::Local);
+            return visible ? WalkResult::interrupt() : WalkResult::advance();
+          })
+          .wasInterrupted();
+  auto emitValidityOfSlot = [&](int64_t slot, ValueRange indices) {
+    Value valid = emitValidity(b, loc, layout, slot, indices, extents);
+    if (!firstReplicaWrites)
+      return valid;
+    Value replica =
+        emitInverse(b, loc, layout.getInverse(), slot, ivs.size() + 1).back();
+    Value first =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, replica,
+                              arith::ConstantIndexOp::create(b, loc, 0));
+    return valid ? arith::AndIOp::create(b, loc, valid, first).getResult()
+                 : first;
+  };
+
   // One iteration of the body per slot...
   auto emitSlot = [&](int64_t slot) {
     SmallVector<Value> indices =
         emitInverse(b, loc, layout.getInverse(), slot, ivs.size());
-    Value valid = emitValidity(b, loc, layout, slot, indices, extents);
+    Value valid = emitValidityOfSlot(slot, indices);
     OpBuilder::InsertionGuard guard(b);
     if (valid) {
       auto ifOp = scf::IfOp::create(b, loc, valid, /*withElseRegion=*/false);
@@ -338,7 +368,7 @@ LogicalResult KernelDistributor::distributeParallel(ParallelOp loop) {
   auto emitRun = [&](int64_t slot, int64_t width) {
     SmallVector<Value> indices =
         emitInverse(b, loc, layout.getInverse(), slot, ivs.size());
-    Value valid = emitValidity(b, loc, layout, slot, indices, extents);
+    Value valid = emitValidityOfSlot(slot, indices);
     OpBuilder::InsertionGuard guard(b);
     if (valid) {
       auto ifOp = scf::IfOp::create(b, loc, valid, /*withElseRegion=*/false);

@@ -6,8 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tilec/Analysis/IndexFormulas.h"
-#include "tilec/Dialect/Tile/IR/TileOps.h"
+#include "tilec/Dialect/Tile/Transforms/KernelFormulas.h"
 #include "tilec/Dialect/Tile/Transforms/Passes.h"
 
 #include "mlir/IR/PatternMatch.h"
@@ -82,30 +81,19 @@ class BoundsVerifier {
 public:
   BoundsVerifier(func::FuncOp func, KernelOp kernel, unsigned resourceLimit,
                  bool guard, bool remarks)
-      : func(func), kernel(kernel), formulas(resourceLimit), guard(guard),
-        remarks(remarks) {}
+      : kernel(func, kernel, resourceLimit), formulas(this->kernel.formulas()),
+        guard(guard), remarks(remarks) {}
 
   LogicalResult run();
 
 private:
-  /// The name of argument `i` of the function, for messages.
-  std::string argName(unsigned i);
-  /// The index argument that holds the run-time extent of dimension `dim`
-  /// of a tensor argument, if the dimension is dynamic.
-  std::optional<BlockArgument> extentArgument(BlockArgument tensor,
-                                              unsigned dim);
-  /// The extent of dimension `dim` of a tensor argument.
-  std::optional<Formula> extent(BlockArgument tensor, unsigned dim);
-  void visit(Block &block, SmallVector<Formula> path);
   void checkAccess(const Access &access, ArrayRef<Formula> path);
-  std::string describe(const CounterExample &example);
   void guardAccess(const Access &access);
   Value extentValue(OpBuilder &b, Location loc, BlockArgument tensor,
                     unsigned dim);
 
-  func::FuncOp func;
-  KernelOp kernel;
-  IndexFormulas formulas;
+  KernelFormulas kernel;
+  IndexFormulas &formulas;
   bool guard, remarks;
   bool failed = false;
   unsigned numProved = 0;
@@ -113,83 +101,27 @@ private:
   SmallVector<std::pair<scf::IfOp, bool>> toFold;
 };
 
-std::string BoundsVerifier::argName(unsigned i) {
-  if (auto names = func->getAttrOfType<ArrayAttr>("tile.arg_names"))
-    if (i < names.size())
-      if (auto name = dyn_cast<StringAttr>(names[i]))
-        return name.str();
-  return "argument " + std::to_string(i);
-}
-
-std::optional<BlockArgument>
-BoundsVerifier::extentArgument(BlockArgument tensor, unsigned dim) {
-  // The dialect verifies that tile.dims names an index argument for each
-  // dynamic dimension.
-  auto dims = func.getArgAttrOfType<DenseI64ArrayAttr>(tensor.getArgNumber(),
-                                                       "tile.dims");
-  if (!dims)
-    return std::nullopt;
-  return func.getArgument(dims[dim]);
-}
-
-std::optional<Formula> BoundsVerifier::extent(BlockArgument tensor,
-                                              unsigned dim) {
-  auto type = cast<MemRefType>(tensor.getType());
-  if (!type.isDynamicDim(dim))
-    return formulas.constant(type.getDimSize(dim));
-  if (std::optional<BlockArgument> arg = extentArgument(tensor, dim))
-    return formulas.of(*arg);
-  return std::nullopt;
-}
-
 LogicalResult BoundsVerifier::run() {
-  // Run-time dimensions: in [1, INT32_MAX], which the generated header
-  // checks before every launch.
-  for (BlockArgument arg : func.getArguments()) {
-    if (!arg.getType().isIndex())
-      continue;
-    Formula dim =
-        formulas.variable(argName(arg.getArgNumber()), VariableKind::Dimension,
-                          1, (int64_t(1) << 31) - 1);
-    formulas.addFact(formulas.le(formulas.constant(1), dim));
-    formulas.addFact(
-        formulas.le(dim, formulas.constant((int64_t(1) << 31) - 1)));
-    formulas.bind(arg, dim);
-  }
-  static const char *const axes[] = {"bx", "by", "bz"};
-  for (auto [axis, index] : llvm::enumerate(kernel.getBlockIndices())) {
-    Formula grid = formulas.of(kernel.getGrid()[axis]);
-    std::optional<int64_t> last;
-    if (grid.hi)
-      last = *grid.hi - 1;
-    Formula block = formulas.variable(axis < 3 ? axes[axis] : "b",
-                                      VariableKind::BlockIndex, 0, last);
-    formulas.addFact(formulas.le(formulas.constant(0), block));
-    formulas.addFact(formulas.lt(block, grid));
-    formulas.bind(index, block);
-  }
-  // The extents the lowering reads back from the tensors.
-  kernel.walk([&](memref::DimOp dim) {
-    auto tensor = dyn_cast<BlockArgument>(dim.getSource());
-    std::optional<int64_t> index = dim.getConstantIndex();
-    if (!tensor || tensor.getOwner()->getParentOp() != func || !index ||
-        *index < 0 || *index >= cast<MemRefType>(tensor.getType()).getRank())
-      return;
-    if (std::optional<Formula> size = extent(tensor, *index))
-      formulas.bind(dim, *size);
-  });
-  visit(kernel.getBody().front(), {});
+  kernel.walk(
+      [&](Operation *op, ArrayRef<Formula> path) {
+        if (std::optional<Access> access = matchAccess(op))
+          checkAccess(*access, path);
+        return !failed;
+      },
+      [&](scf::IfOp ifOp, bool thenBranch) {
+        toFold.push_back({ifOp, thenBranch});
+      });
   if (failed)
     return failure();
   if (remarks)
-    kernel.emitRemark() << "bounds of this kernel's "
-                        << numProved + toGuard.size()
-                        << " tensor accesses: " << numProved << " proved, "
-                        << toGuard.size() << " guarded; " << toFold.size()
-                        << " branches decided at compile time ("
-                        << formulas.numQueries() << " queries)";
+    kernel.getKernel().emitRemark()
+        << "bounds of this kernel's " << numProved + toGuard.size()
+        << " tensor accesses: " << numProved << " proved, " << toGuard.size()
+        << " guarded; " << toFold.size()
+        << " branches decided at compile time (" << formulas.numQueries()
+        << " queries)";
 
-  IRRewriter rewriter(kernel.getContext());
+  IRRewriter rewriter(kernel.getKernel().getContext());
   for (const Access &access : toGuard)
     guardAccess(access);
   // Ifs whose branch is known run it unconditionally. Inner ifs of a dead
@@ -210,87 +142,8 @@ LogicalResult BoundsVerifier::run() {
   return success();
 }
 
-void BoundsVerifier::visit(Block &block, SmallVector<Formula> path) {
-  for (Operation &op : block) {
-    if (failed)
-      return;
-    if (auto assume = dyn_cast<AssumeOp>(op)) {
-      path.push_back(formulas.of(assume.getCondition()));
-      continue;
-    }
-    if (auto forOp = dyn_cast<scf::ForOp>(op)) {
-      unsigned line = 0;
-      if (auto fileLoc = dyn_cast<FileLineColLoc>(forOp.getLoc()))
-        line = fileLoc.getLine();
-      Formula lb = formulas.of(forOp.getLowerBound());
-      Formula ub = formulas.of(forOp.getUpperBound());
-      Formula iv = formulas.variable(
-          line ? llvm::formatv("the loop index at line {0}", line).str()
-               : std::string("a loop index"),
-          VariableKind::LoopIndex, lb.lo,
-          ub.hi ? std::optional<int64_t>(*ub.hi - 1) : std::nullopt);
-      formulas.bind(forOp.getInductionVar(), iv);
-      SmallVector<Formula> inner = path;
-      inner.push_back(formulas.le(lb, iv));
-      inner.push_back(formulas.lt(iv, ub));
-      APInt step;
-      if (matchPattern(forOp.getStep(), m_ConstantInt(&step)) &&
-          step.isStrictlyPositive() && step.getSignificantBits() <= 63 &&
-          !step.isOne())
-        inner.push_back(
-            formulas.eq(formulas.mod(formulas.sub(iv, lb), step.getSExtValue()),
-                        formulas.constant(0)));
-      visit(*forOp.getBody(), inner);
-      continue;
-    }
-    if (auto ifOp = dyn_cast<scf::IfOp>(op)) {
-      Formula cond = formulas.of(ifOp.getCondition());
-      bool alwaysThen = false, alwaysElse = false;
-      // The bounds decide most conditions. Otherwise the prover is asked
-      // whether a guard always passes; guards that always fail are rare
-      // enough not to be worth a query each. Conditions of constants are
-      // the canonicalizer's.
-      if (cond.known) {
-        alwaysThen = *cond.known;
-        alwaysElse = !*cond.known;
-      } else if (!cond.variables.empty()) {
-        alwaysThen = formulas.prove(path, cond) == Proof::Proved;
-      }
-      if (alwaysThen || alwaysElse)
-        toFold.push_back({ifOp, alwaysThen});
-      if (!alwaysElse) {
-        SmallVector<Formula> inner = path;
-        inner.push_back(cond);
-        visit(ifOp.getThenRegion().front(), inner);
-      }
-      if (!alwaysThen && !ifOp.getElseRegion().empty()) {
-        SmallVector<Formula> inner = path;
-        inner.push_back(formulas.logicalNot(cond));
-        visit(ifOp.getElseRegion().front(), inner);
-      }
-      continue;
-    }
-    if (std::optional<Access> access = matchAccess(&op)) {
-      checkAccess(*access, path);
-      continue;
-    }
-    for (Region &region : op.getRegions())
-      for (Block &inner : region)
-        visit(inner, path);
-  }
-}
-
-std::string BoundsVerifier::describe(const CounterExample &example) {
-  SmallVector<std::string> parts;
-  for (auto [index, value] : example.variables) {
-    const Variable &var = formulas.variables()[index];
-    parts.push_back(llvm::formatv("{0} = {1}", var.name, value).str());
-  }
-  return llvm::join(parts, ", ");
-}
-
 void BoundsVerifier::checkAccess(const Access &access, ArrayRef<Formula> path) {
-  std::string tensorName = argName(access.tensor.getArgNumber());
+  std::string tensorName = kernel.argName(access.tensor.getArgNumber());
   const char *verb = access.isWrite ? "write to" : "read of";
   auto proved = [&] {
     ++numProved;
@@ -305,7 +158,7 @@ void BoundsVerifier::checkAccess(const Access &access, ArrayRef<Formula> path) {
   };
   SmallVector<std::optional<DimBounds>, 4> dims;
   for (auto [dim, indexValue] : llvm::enumerate(access.indices)) {
-    std::optional<Formula> size = extent(access.tensor, dim);
+    std::optional<Formula> size = kernel.extent(access.tensor, dim);
     if (!size) {
       dims.push_back(std::nullopt);
       continue;
@@ -350,7 +203,8 @@ void BoundsVerifier::checkAccess(const Access &access, ArrayRef<Formula> path) {
     access.op->emitError()
         << "this " << verb << " '" << tensorName
         << "' can be out of bounds: " << element << " along dimension " << dim
-        << ", of extent " << example.values[1] << ", when " << describe(example)
+        << ", of extent " << example.values[1] << ", when "
+        << kernel.describe(example)
         << "; guard it with an if, or state what the launch guarantees "
            "with T.assume";
     failed = true;
@@ -373,7 +227,7 @@ Value BoundsVerifier::extentValue(OpBuilder &b, Location loc,
   auto type = cast<MemRefType>(tensor.getType());
   if (!type.isDynamicDim(dim))
     return arith::ConstantIndexOp::create(b, loc, type.getDimSize(dim));
-  if (std::optional<BlockArgument> arg = extentArgument(tensor, dim))
+  if (std::optional<BlockArgument> arg = kernel.extentArgument(tensor, dim))
     return *arg;
   return memref::DimOp::create(b, loc, tensor, dim);
 }

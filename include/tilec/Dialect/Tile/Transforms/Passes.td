@@ -319,4 +319,35 @@ def TileVerifyBounds : Pass<"tile-verify-bounds", "mlir::func::FuncOp"> {
                            "::mlir::vector::VectorDialect"];
 }
 
+def TileVerifyRaces : Pass<"tile-verify-races", "mlir::func::FuncOp"> {
+  let summary = "Prove with Z3 that no two threads write one element unordered";
+  let description = [{
+    For per-thread code (after `tile-lower-loops`), proves with the Z3
+    prover that no store to a tensor argument or a shared buffer can write
+    an element that another thread writes with nothing to order the two:
+    a thread of another block (for tensors), or another thread of the
+    block in the same iteration of every enclosing loop that holds a
+    barrier. The facts are the bounds verifier's: the launch, loop ranges,
+    enclosing conditions and `tile.assume`.
+
+    - Proved: nothing changes.
+    - Refuted: an error at the store naming the two threads, their blocks,
+      and the element both write.
+    - Unknown (data-dependent indices, non-linear arithmetic, the
+      resource limit): nothing changes; with `remarks`, a remark says so.
+
+    A store whose element and value are the same in every thread (a
+    statement outside `T.Parallel`, which every thread runs alike) is not
+    a race. With `remarks`, every store gets a remark.
+  }];
+  let options = [
+    Option<"remarks", "remarks", "bool", "false",
+           "Emit a remark for every store: proved free of races, or not">,
+    Option<"resourceLimit", "resource-limit", "unsigned", "200000",
+           "The prover's resource limit per query (Z3's rlimit); a query "
+           "past it is answered unknown, and after four such queries in a "
+           "kernel no more are asked">,
+  ];
+}
+
 #endif // TILEC_DIALECT_TILE_TRANSFORMS_PASSES_TD

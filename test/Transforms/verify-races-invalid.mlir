@@ -1,0 +1,118 @@
+// RUN: tilec-opt %s --split-input-file --tile-verify-races --verify-diagnostics
+
+// Two threads of one block write one element: thread t writes B[t mod 64].
+func.func @wrapped(%b: memref<64xf32>) attributes {tile.arg_names = ["B"]} {
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %cst = arith.constant 1.0 : f32
+  tile.kernel blocks(%bx) in (%c1) threads(128) {
+    %t = gpu.thread_id x upper_bound 128
+    %i = arith.remui %t, %c64 : index
+    // expected-error@+1 {{this write to 'B' races: threads 0 and 64 of block bx = 0 both write element [0]; give each element one writer, or make the write atomic (T.atomic_add)}}
+    memref.store %cst, %b[%i] : memref<64xf32>
+  }
+  return
+}
+
+// -----
+
+// Blocks that overlap: each covers 128 elements but starts 64 after the
+// last. Thread 64 of block 0 and thread 0 of block 1 write element 64.
+func.func @overlapping_blocks(%a: memref<?xf32> {tile.dims = array<i64: 1>}, %n: index) attributes {tile.arg_names = ["A", "N"]} {
+  %c64 = arith.constant 64 : index
+  %grid = arith.ceildivsi %n, %c64 : index
+  tile.kernel blocks(%bx) in (%grid) threads(128) {
+    %t = gpu.thread_id x upper_bound 128
+    %base = arith.muli %bx, %c64 : index
+    %i = arith.addi %base, %t : index
+    %ok = arith.cmpi ult, %i, %n : index
+    scf.if %ok {
+      %v = arith.index_cast %t : index to i32
+      %f = arith.sitofp %v : i32 to f32
+      // expected-error@+1 {{this write to 'A' races: thread 64 of block bx = 0 and thread 0 of block bx = 1 both write element [64], when N = 65; give each element one writer, or make the write atomic (T.atomic_add)}}
+      memref.store %f, %a[%i] : memref<?xf32>
+    }
+  }
+  return
+}
+
+// -----
+
+// Vectors of 4 whose starts are 2 apart overlap: thread 0 writes [0, 4)
+// and thread 1 [2, 6).
+func.func @overlapping_vectors(%a: memref<256xf32>) attributes {tile.arg_names = ["A"]} {
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %v = arith.constant dense<1.0> : vector<4xf32>
+  tile.kernel blocks(%bx) in (%c1) threads(64) {
+    %t = gpu.thread_id x upper_bound 64
+    %i = arith.muli %t, %c2 : index
+    // expected-error@+1 {{this write to 'A' races: threads 0 and 1 of block bx = 0 both write element [2]; give each element one writer, or make the write atomic (T.atomic_add)}}
+    vector.store %v, %a[%i] : memref<256xf32>, vector<4xf32>
+  }
+  return
+}
+
+// -----
+
+// A loop with no barrier: thread t writes S[t + k] in step k, so thread 1
+// in step 0 and thread 0 in step 1 write S[1] unordered.
+func.func @rotating_shared(%a: memref<128xf32>) attributes {tile.arg_names = ["A"]} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  tile.kernel blocks(%bx) in (%c1) threads(2) {
+    %t = gpu.thread_id x upper_bound 2
+    %s = tile.alloc_shared : memref<4xf32, #tile.shared>
+    %x = memref.load %a[%t] : memref<128xf32>
+    scf.for %k = %c0 to %c2 step %c1 {
+      %i = arith.addi %t, %k : index
+      // expected-error@+1 {{this write to a shared buffer races: threads 0 and 1 of block bx = 0 both write element [1], when the loop index at line 68 = 1 and 0; give each element one writer, or separate the writes with a barrier}}
+      memref.store %x, %s[%i] : memref<4xf32, #tile.shared>
+    }
+  }
+  return
+}
+
+// -----
+
+// Every thread writes A[0], each its own value: a race although the
+// element does not depend on the thread.
+func.func @same_element(%a: memref<128xf32>, %b: memref<1xf32>) attributes {tile.arg_names = ["A", "B"]} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.kernel blocks(%bx) in (%c1) threads(32) {
+    %t = gpu.thread_id x upper_bound 32
+    %x = memref.load %a[%t] : memref<128xf32>
+    // expected-error@+1 {{this write to 'B' races: threads 0 and 1 of block bx = 0 both write element [0]; give each element one writer, or make the write atomic (T.atomic_add)}}
+    memref.store %x, %b[%c0] : memref<1xf32>
+  }
+  return
+}
+
+// -----
+
+// Stages of a shared buffer are views of it: stage 1's row 0 is the
+// buffer's row 1, which thread 0 also writes through stage 0 (rows
+// overlap since the view starts one row in).
+func.func @overlapping_views(%a: memref<128xf32>) attributes {tile.arg_names = ["A"]} {
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  tile.kernel blocks(%bx) in (%c1) threads(128) {
+    %t = gpu.thread_id x upper_bound 128
+    %s = tile.alloc_shared : memref<3x64xf32, #tile.shared>
+    %x = memref.load %a[%t] : memref<128xf32>
+    %view = memref.subview %s[1, 0] [2, 64] [1, 1] : memref<3x64xf32, #tile.shared> to memref<2x64xf32, strided<[64, 1], offset: 64>, #tile.shared>
+    %row = arith.divui %t, %c64 : index
+    %col = arith.remui %t, %c64 : index
+    // Rows 0 and 1 of the view, each thread's: injective...
+    memref.store %x, %view[%row, %col] : memref<2x64xf32, strided<[64, 1], offset: 64>, #tile.shared>
+    // ...but here thread 64 writes the buffer's row 1 too, as thread 0
+    // did above, and thread 0 writes it in this store as well.
+    %r = arith.addi %row, %c1 : index
+    %wrapped = arith.remui %r, %c1 : index
+    // expected-error@+1 {{this write to a shared buffer races: threads 0 and 64 of block bx = 0 both write element [1, 0]}}
+    memref.store %x, %view[%wrapped, %col] : memref<2x64xf32, strided<[64, 1], offset: 64>, #tile.shared>
+  }
+  return
+}
