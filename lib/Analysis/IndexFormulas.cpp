@@ -93,13 +93,7 @@ Formula IndexFormulas::variable(StringRef name, VariableKind kind,
   Z3_ast ast =
       Z3_mk_const(impl->ctx, Z3_mk_int_symbol(impl->ctx, index), impl->intSort);
   varAsts.push_back(fromAst(ast));
-  Formula formula;
-  formula.ast = fromAst(ast);
-  formula.variables.push_back(index);
-  formula.exact = kind != VariableKind::Opaque;
-  formula.lo = lo;
-  formula.hi = hi;
-  return formula;
+  return variableFormula(index);
 }
 
 Formula IndexFormulas::variableFormula(unsigned index) const {
@@ -193,9 +187,10 @@ Formula IndexFormulas::floorDiv(const Formula &a, int64_t b) {
     return a;
   if (a.lo && a.hi &&
       llvm::divideFloorSigned(*a.lo, b) == llvm::divideFloorSigned(*a.hi, b)) {
-    Formula result = constant(llvm::divideFloorSigned(*a.lo, b));
-    result = derive(result.ast, {&a});
-    result.lo = result.hi = llvm::divideFloorSigned(*a.lo, b);
+    // Of `a`'s variables and exactness still, for counter-examples.
+    int64_t quotient = llvm::divideFloorSigned(*a.lo, b);
+    Formula result = derive(constant(quotient).ast, {&a});
+    result.lo = result.hi = quotient;
     return result;
   }
   // For a positive divisor, Z3's integer division is the floor.

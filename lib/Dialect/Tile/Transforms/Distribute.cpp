@@ -319,24 +319,26 @@ LogicalResult KernelDistributor::distributeParallel(ParallelOp loop) {
             return visible ? WalkResult::interrupt() : WalkResult::advance();
           })
           .wasInterrupted();
-  auto emitValidityOfSlot = [&](int64_t slot, ValueRange indices) {
+  // The element of a slot, and the condition under which the thread runs
+  // its iteration (null: always).
+  auto emitSlotIndices = [&](int64_t slot) {
+    SmallVector<Value> indices = emitInverse(b, loc, layout.getInverse(), slot,
+                                             ivs.size() + firstReplicaWrites);
+    Value replica = firstReplicaWrites ? indices.pop_back_val() : Value();
     Value valid = emitValidity(b, loc, layout, slot, indices, extents);
-    if (!firstReplicaWrites)
-      return valid;
-    Value replica =
-        emitInverse(b, loc, layout.getInverse(), slot, ivs.size() + 1).back();
-    Value first =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, replica,
-                              arith::ConstantIndexOp::create(b, loc, 0));
-    return valid ? arith::AndIOp::create(b, loc, valid, first).getResult()
-                 : first;
+    if (replica) {
+      Value first =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, replica,
+                                arith::ConstantIndexOp::create(b, loc, 0));
+      valid = valid ? arith::AndIOp::create(b, loc, valid, first).getResult()
+                    : first;
+    }
+    return std::make_pair(indices, valid);
   };
 
   // One iteration of the body per slot...
   auto emitSlot = [&](int64_t slot) {
-    SmallVector<Value> indices =
-        emitInverse(b, loc, layout.getInverse(), slot, ivs.size());
-    Value valid = emitValidityOfSlot(slot, indices);
+    auto [indices, valid] = emitSlotIndices(slot);
     OpBuilder::InsertionGuard guard(b);
     if (valid) {
       auto ifOp = scf::IfOp::create(b, loc, valid, /*withElseRegion=*/false);
@@ -366,9 +368,7 @@ LogicalResult KernelDistributor::distributeParallel(ParallelOp loop) {
   };
   // ...or one vector body per run of slots along the last dimension.
   auto emitRun = [&](int64_t slot, int64_t width) {
-    SmallVector<Value> indices =
-        emitInverse(b, loc, layout.getInverse(), slot, ivs.size());
-    Value valid = emitValidityOfSlot(slot, indices);
+    auto [indices, valid] = emitSlotIndices(slot);
     OpBuilder::InsertionGuard guard(b);
     if (valid) {
       auto ifOp = scf::IfOp::create(b, loc, valid, /*withElseRegion=*/false);

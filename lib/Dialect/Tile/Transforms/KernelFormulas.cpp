@@ -7,6 +7,7 @@
 #include "tilec/Dialect/Tile/Transforms/KernelFormulas.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -14,6 +15,37 @@
 using namespace mlir;
 using namespace tilec;
 using namespace tilec::tile;
+
+std::optional<MemoryAccess> tilec::tile::matchMemoryAccess(Operation *op) {
+  MemoryAccess access;
+  access.op = op;
+  if (auto load = dyn_cast<memref::LoadOp>(op)) {
+    access.memref = load.getMemRef();
+    access.indices = load.getIndices();
+  } else if (auto store = dyn_cast<memref::StoreOp>(op)) {
+    access.memref = store.getMemRef();
+    access.indices = store.getIndices();
+    access.stored = store.getValueToStore();
+  } else if (auto load = dyn_cast<vector::LoadOp>(op)) {
+    access.memref = load.getBase();
+    access.indices = load.getIndices();
+    access.vectorType = load.getVectorType();
+  } else if (auto store = dyn_cast<vector::StoreOp>(op)) {
+    access.memref = store.getBase();
+    access.indices = store.getIndices();
+    access.vectorType = store.getVectorType();
+    access.stored = store.getValueToStore();
+  } else if (auto store = dyn_cast<vector::MaskedStoreOp>(op)) {
+    access.memref = store.getBase();
+    access.indices = store.getIndices();
+    access.vectorType = store.getVectorType();
+    access.stored = store.getValueToStore();
+    access.masked = true;
+  } else {
+    return std::nullopt;
+  }
+  return access;
+}
 
 KernelFormulas::KernelFormulas(func::FuncOp func, KernelOp kernel,
                                unsigned resourceLimit)
@@ -111,14 +143,7 @@ bool KernelFormulas::walk(
           ub.hi ? std::optional<int64_t>(*ub.hi - 1) : std::nullopt);
       f.bind(forOp.getInductionVar(), iv);
       SmallVector<Formula> inner = path;
-      inner.push_back(f.le(lb, iv));
-      inner.push_back(f.lt(iv, ub));
-      APInt step;
-      if (matchPattern(forOp.getStep(), m_ConstantInt(&step)) &&
-          step.isStrictlyPositive() && step.getSignificantBits() <= 63 &&
-          !step.isOne())
-        inner.push_back(
-            f.eq(f.mod(f.sub(iv, lb), step.getSExtValue()), f.constant(0)));
+      llvm::append_range(inner, loopConditions(forOp));
       if (!walk(*forOp.getBody(), inner, visit, decided))
         return false;
       continue;
@@ -160,6 +185,21 @@ bool KernelFormulas::walk(
           return false;
   }
   return true;
+}
+
+SmallVector<Formula> KernelFormulas::loopConditions(scf::ForOp loop) {
+  IndexFormulas &f = indexFormulas;
+  Formula lb = f.of(loop.getLowerBound());
+  Formula iv = f.of(loop.getInductionVar());
+  SmallVector<Formula> conditions{f.le(lb, iv),
+                                  f.lt(iv, f.of(loop.getUpperBound()))};
+  APInt step;
+  if (matchPattern(loop.getStep(), m_ConstantInt(&step)) &&
+      step.isStrictlyPositive() && step.getSignificantBits() <= 63 &&
+      !step.isOne())
+    conditions.push_back(
+        f.eq(f.mod(f.sub(iv, lb), step.getSExtValue()), f.constant(0)));
+  return conditions;
 }
 
 std::string KernelFormulas::describe(const CounterExample &example) {

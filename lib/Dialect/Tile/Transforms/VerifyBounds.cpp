@@ -35,35 +35,19 @@ struct Access {
 };
 
 std::optional<Access> matchAccess(Operation *op) {
+  // Masked stores are this pass's own guards.
+  std::optional<MemoryAccess> memory = matchMemoryAccess(op);
+  if (!memory || memory->masked)
+    return std::nullopt;
   Access access;
   access.op = op;
-  Value memref;
-  VectorType vectorType;
-  if (auto load = dyn_cast<memref::LoadOp>(op)) {
-    memref = load.getMemRef();
-    access.indices = load.getIndices();
-    access.isWrite = false;
-  } else if (auto store = dyn_cast<memref::StoreOp>(op)) {
-    memref = store.getMemRef();
-    access.indices = store.getIndices();
-    access.isWrite = true;
-  } else if (auto load = dyn_cast<vector::LoadOp>(op)) {
-    memref = load.getBase();
-    access.indices = load.getIndices();
-    vectorType = load.getVectorType();
-    access.isWrite = false;
-  } else if (auto store = dyn_cast<vector::StoreOp>(op)) {
-    memref = store.getBase();
-    access.indices = store.getIndices();
-    vectorType = store.getVectorType();
-    access.isWrite = true;
-  } else {
-    return std::nullopt;
-  }
+  access.indices = memory->indices;
+  access.isWrite = memory->isWrite();
+  VectorType vectorType = memory->vectorType;
   // Vector accesses are guarded with a mask along the last dimension.
   if (vectorType && vectorType.getRank() != 1)
     return std::nullopt;
-  auto tensor = dyn_cast<BlockArgument>(memref);
+  auto tensor = dyn_cast<BlockArgument>(memory->memref);
   if (!tensor || !isa<func::FuncOp>(tensor.getOwner()->getParentOp()))
     return std::nullopt;
   access.tensor = tensor;

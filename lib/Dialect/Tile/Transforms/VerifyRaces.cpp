@@ -105,29 +105,16 @@ private:
 };
 
 std::optional<RaceVerifier::Write> RaceVerifier::matchWrite(Operation *op) {
+  std::optional<MemoryAccess> access = matchMemoryAccess(op);
+  if (!access || !access->isWrite())
+    return std::nullopt;
   Write write;
   write.op = op;
-  write.masked = false;
-  Value memref;
-  VectorType vectorType;
-  if (auto store = dyn_cast<memref::StoreOp>(op)) {
-    memref = store.getMemRef();
-    write.value = store.getValueToStore();
-    write.indexValues = store.getIndices();
-  } else if (auto store = dyn_cast<vector::StoreOp>(op)) {
-    memref = store.getBase();
-    write.value = store.getValueToStore();
-    write.indexValues = store.getIndices();
-    vectorType = store.getVectorType();
-  } else if (auto store = dyn_cast<vector::MaskedStoreOp>(op)) {
-    memref = store.getBase();
-    write.value = store.getValueToStore();
-    write.indexValues = store.getIndices();
-    vectorType = store.getVectorType();
-    write.masked = true;
-  } else {
-    return std::nullopt;
-  }
+  write.masked = access->masked;
+  write.value = access->stored;
+  write.indexValues = access->indices;
+  Value memref = access->memref;
+  VectorType vectorType = access->vectorType;
   if (vectorType && vectorType.getRank() != 1)
     return std::nullopt;
   write.width = vectorType ? vectorType.getNumElements() : 1;
@@ -339,11 +326,11 @@ void RaceVerifier::check(const Write &write, ArrayRef<Formula> path) {
     auto loop = dyn_cast<scf::ForOp>(parent);
     if (!loop)
       continue;
-    Formula iv = f.of(loop.getInductionVar());
-    ranges.push_back(f.le(f.of(loop.getLowerBound()), iv));
-    ranges.push_back(f.lt(iv, f.of(loop.getUpperBound())));
-    if (loopSynchronizes(loop))
+    llvm::append_range(ranges, kernel.loopConditions(loop));
+    if (loopSynchronizes(loop)) {
+      Formula iv = f.of(loop.getInductionVar());
       sameInterval = f.logicalAnd(sameInterval, f.eq(iv, other(iv)));
+    }
   }
   Formula unordered = f.boolean(false);
   if (betweenThreads)

@@ -21,6 +21,23 @@
 
 namespace tilec::tile {
 
+/// A load or store of per-thread code (memref or vector, masked stores
+/// included): the buffer it names and its indices.
+struct MemoryAccess {
+  mlir::Operation *op;
+  mlir::Value memref;
+  llvm::SmallVector<mlir::Value> indices;
+  /// Null for scalar accesses.
+  mlir::VectorType vectorType;
+  /// The value written; null for loads.
+  mlir::Value stored;
+  bool masked = false;
+
+  bool isWrite() const { return stored != nullptr; }
+};
+
+std::optional<MemoryAccess> matchMemoryAccess(mlir::Operation *op);
+
 class KernelFormulas {
 public:
   /// Binds the run-time dimensions (in [1, INT32_MAX], which the generated
@@ -55,6 +72,10 @@ public:
   void walk(llvm::function_ref<bool(mlir::Operation *, llvm::ArrayRef<Formula>)>
                 visit,
             llvm::function_ref<void(mlir::scf::IfOp, bool)> decided = {});
+
+  /// The conditions of an iteration of `loop`, whose induction variable the
+  /// walk bound: within its bounds, on its step.
+  llvm::SmallVector<Formula> loopConditions(mlir::scf::ForOp loop);
 
   /// "M = 1, bx = 0, thread = 64": the variables of a counter-example.
   std::string describe(const CounterExample &example);
