@@ -1366,9 +1366,11 @@ void Interpreter::instantiateKernels(const Module &ast) {
   llvm::SmallVector<StringRef> requested;
   if (!options.kernel.empty())
     StringRef(options.kernel).split(requested, ',', -1, /*KeepEmpty=*/false);
-  llvm::StringSet<> wanted;
-  for (StringRef name : requested)
+  llvm::StringSet<> wanted, missing;
+  for (StringRef name : requested) {
     wanted.insert(name.trim());
+    missing.insert(name.trim());
+  }
   for (auto &[def, function] : topLevelDefs) {
     enum { PrimFunc, Factory, Eager, Helper } kind = Helper;
     if (function->isPrimFunc)
@@ -1382,7 +1384,7 @@ void Interpreter::instantiateKernels(const Module &ast) {
     available.push_back(def->name);
     if (!wanted.empty() && !wanted.contains(def->name))
       continue;
-    wanted.erase(def->name);
+    missing.erase(def->name);
     if (source.tooManyErrors())
       return;
     switch (kind) {
@@ -1411,10 +1413,10 @@ void Interpreter::instantiateKernels(const Module &ast) {
   }
 
   SMLoc fileStart = SMLoc::getFromPointer(source.getBuffer().begin());
-  if (!wanted.empty()) {
+  if (!missing.empty()) {
     std::string list = available.empty() ? "none" : llvm::join(available, ", ");
     for (StringRef name : requested)
-      if (wanted.contains(name.trim()))
+      if (missing.contains(name.trim()))
         error(fileStart, "no kernel named '" + name.trim().str() +
                              "' in this file (kernels: " + list + ")");
   } else if (available.empty() && !source.hasErrors()) {
