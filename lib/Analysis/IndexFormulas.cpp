@@ -6,75 +6,31 @@
 //===----------------------------------------------------------------------===//
 
 #include "tilec/Analysis/IndexFormulas.h"
+#include "IndexFormulasImpl.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/bit.h"
 
 #include <algorithm>
+#include <functional>
 #include <z3.h>
 
 using namespace mlir;
 using namespace tilec;
-
-namespace {
-Z3_ast toAst(void *ast) { return static_cast<Z3_ast>(ast); }
-void *fromAst(Z3_ast ast) { return static_cast<void *>(ast); }
-
-/// Z3 reports misuse through this handler; the default one may exit. The
-/// translation only builds well-sorted terms, so an error is a bug, which
-/// the error code left behind makes a query's answer Unknown.
-void ignoreErrors(Z3_context, Z3_error_code) {}
-} // namespace
-
-struct IndexFormulas::Impl {
-  Z3_context ctx;
-  Z3_solver solver;
-  Z3_sort intSort;
-  Z3_sort boolSort;
-
-  explicit Impl(unsigned resourceLimit) {
-    Z3_config config = Z3_mk_config();
-    ctx = Z3_mk_context(config);
-    Z3_del_config(config);
-    Z3_set_error_handler(ctx, ignoreErrors);
-    intSort = Z3_mk_int_sort(ctx);
-    boolSort = Z3_mk_bool_sort(ctx);
-    solver = Z3_mk_solver_for_logic(ctx, Z3_mk_string_symbol(ctx, "QF_LIA"));
-    Z3_solver_inc_ref(ctx, solver);
-    Z3_params params = Z3_mk_params(ctx);
-    Z3_params_inc_ref(ctx, params);
-    // A resource limit rather than a time limit: the same answers on every
-    // machine, and no timer thread per query.
-    Z3_params_set_uint(ctx, params, Z3_mk_string_symbol(ctx, "rlimit"),
-                       resourceLimit);
-    Z3_solver_set_params(ctx, solver, params);
-    Z3_params_dec_ref(ctx, params);
-  }
-  ~Impl() {
-    Z3_solver_dec_ref(ctx, solver);
-    Z3_del_context(ctx);
-  }
-  bool failed() const { return Z3_get_error_code(ctx) != Z3_OK; }
-};
+using namespace tilec::detail;
 
 IndexFormulas::IndexFormulas(unsigned resourceLimit)
     : impl(std::make_unique<Impl>(resourceLimit)) {}
 
 IndexFormulas::~IndexFormulas() = default;
-
-/// Bounds beyond these count as unknown, so that sums and products of
-/// bounds cannot overflow.
-static constexpr int64_t kBoundLimit = int64_t(1) << 62;
-
-static std::optional<int64_t> bounded(__int128 value) {
-  if (value > kBoundLimit || value < -kBoundLimit)
-    return std::nullopt;
-  return static_cast<int64_t>(value);
-}
 
 /// The truth of `a < b` where the bounds decide it.
 static std::optional<bool> lessThan(const Formula &a, const Formula &b) {
@@ -118,6 +74,9 @@ Formula IndexFormulas::derive(void *ast, ArrayRef<const Formula *> operands,
     result.exact &= operand->exact;
     llvm::append_range(result.variables, operand->variables);
     llvm::append_range(result.exactWhen, operand->exactWhen);
+    for (void *definition : operand->definitions)
+      if (!llvm::is_contained(result.definitions, definition))
+        result.definitions.push_back(definition);
   }
   llvm::sort(result.variables);
   result.variables.erase(llvm::unique(result.variables),
@@ -129,7 +88,10 @@ Formula IndexFormulas::derive(void *ast, ArrayRef<const Formula *> operands,
 
 Formula IndexFormulas::constant(int64_t value) {
   Formula formula;
-  formula.ast = fromAst(Z3_mk_int64(impl->ctx, value, impl->intSort));
+  void *&ast = constants[value];
+  if (!ast)
+    ast = fromAst(Z3_mk_int64(impl->ctx, value, impl->intSort));
+  formula.ast = ast;
   formula.lo = formula.hi = value;
   return formula;
 }
@@ -220,6 +182,73 @@ Formula IndexFormulas::mod(const Formula &a, int64_t b) {
   return result;
 }
 
+Formula IndexFormulas::bitXor(const Formula &a, const Formula &b) {
+  if (!a.nonNegative() || !b.nonNegative() || (!a.hi && !b.hi))
+    return Formula();
+  // `low` has the fewer bits; the bits of `high` above them pass through.
+  bool aIsLow = a.hi && (!b.hi || *a.hi <= *b.hi);
+  const Formula &low = aIsLow ? a : b;
+  const Formula &high = aIsLow ? b : a;
+  unsigned bits = llvm::bit_width(static_cast<uint64_t>(*low.hi));
+  if (bits > kMaxXorBits)
+    return Formula();
+  if (bits == 0)
+    return high;
+  Z3_context ctx = impl->ctx;
+  auto times = [&](int64_t factor, Z3_ast x) {
+    Z3_ast args[] = {toAst(constant(factor).ast), x};
+    return Z3_mk_mul(ctx, 2, args);
+  };
+  auto between = [&](int64_t lo, const Formula &x, std::optional<int64_t> hi,
+                     SmallVectorImpl<Z3_ast> &into) {
+    into.push_back(Z3_mk_le(ctx, toAst(constant(lo).ast), toAst(x.ast)));
+    if (hi)
+      into.push_back(Z3_mk_le(ctx, toAst(x.ast), toAst(constant(*hi).ast)));
+  };
+  // high = upper * 2^bits + sum(highBit_i * 2^i) and low =
+  // sum(lowBit_i * 2^i); bit i of the result is whether bits i differ.
+  std::optional<int64_t> upperHi;
+  if (high.hi)
+    upperHi = *high.hi >> bits;
+  Formula upper = variable("", VariableKind::Auxiliary, 0, upperHi);
+  SmallVector<Formula> parts{upper};
+  SmallVector<Z3_ast> definitions;
+  between(0, upper, upperHi, definitions);
+  Z3_ast upperPart = times(int64_t(1) << bits, toAst(upper.ast));
+  SmallVector<Z3_ast> highSum{upperPart}, lowSum, resultSum{upperPart};
+  for (unsigned i = 0; i < bits; ++i) {
+    Formula highBit = variable("", VariableKind::Auxiliary, 0, 1);
+    Formula lowBit = variable("", VariableKind::Auxiliary, 0, 1);
+    between(0, highBit, 1, definitions);
+    between(0, lowBit, 1, definitions);
+    parts.push_back(highBit);
+    parts.push_back(lowBit);
+    int64_t weight = int64_t(1) << i;
+    highSum.push_back(times(weight, toAst(highBit.ast)));
+    lowSum.push_back(times(weight, toAst(lowBit.ast)));
+    Z3_ast differ =
+        Z3_mk_ite(ctx, Z3_mk_eq(ctx, toAst(highBit.ast), toAst(lowBit.ast)),
+                  toAst(constant(0).ast), toAst(constant(1).ast));
+    resultSum.push_back(times(weight, differ));
+  }
+  definitions.push_back(Z3_mk_eq(
+      ctx, toAst(high.ast), Z3_mk_add(ctx, highSum.size(), highSum.data())));
+  definitions.push_back(Z3_mk_eq(ctx, toAst(low.ast),
+                                 Z3_mk_add(ctx, lowSum.size(), lowSum.data())));
+  SmallVector<const Formula *> operands{&a, &b};
+  for (const Formula &part : parts)
+    operands.push_back(&part);
+  Formula result = derive(
+      fromAst(Z3_mk_add(ctx, resultSum.size(), resultSum.data())), operands);
+  for (Z3_ast definition : definitions)
+    result.definitions.push_back(fromAst(definition));
+  result.lo = 0;
+  if (upperHi)
+    result.hi =
+        bounded((__int128(*upperHi) << bits) + (int64_t(1) << bits) - 1);
+  return result;
+}
+
 Formula IndexFormulas::lt(const Formula &a, const Formula &b) {
   Formula result = derive(
       fromAst(Z3_mk_lt(impl->ctx, toAst(a.ast), toAst(b.ast))), {&a, &b});
@@ -294,11 +323,32 @@ Formula IndexFormulas::select(const Formula &cond, const Formula &a,
 }
 
 void IndexFormulas::addFact(const Formula &fact) {
-  Z3_solver_assert(impl->ctx, impl->solver, toAst(fact.ast));
+  for (unsigned var : fact.variables) {
+    if (factsByVariable.size() <= var)
+      factsByVariable.resize(var + 1);
+    factsByVariable[var].push_back(facts.size());
+  }
   facts.push_back(fact);
 }
 
 Formula IndexFormulas::copy(const Formula &formula, VariableCopies &copies) {
+  // A variable's copy never changes once made: a formula's copy with the
+  // same copies is the same.
+  auto key = std::make_pair(formula.ast, static_cast<const void *>(&copies));
+  if (auto it = copyMemo.find(key); it != copyMemo.end()) {
+    Formula result = it->second;
+    result.lo = formula.lo;
+    result.hi = formula.hi;
+    result.known = formula.known;
+    return result;
+  }
+  Formula result = copyUncached(formula, copies);
+  copyMemo[key] = result;
+  return result;
+}
+
+Formula IndexFormulas::copyUncached(const Formula &formula,
+                                    VariableCopies &copies) {
   SmallVector<Z3_ast> from, to;
   Formula result = formula;
   for (unsigned &index : result.variables) {
@@ -336,12 +386,8 @@ Formula IndexFormulas::copy(const Formula &formula, VariableCopies &copies) {
   result.ast = substitute(result.ast);
   for (void *&condition : result.exactWhen)
     condition = substitute(condition);
-  return result;
-}
-
-Formula IndexFormulas::simplify(const Formula &formula) {
-  Formula result = formula;
-  result.ast = fromAst(Z3_simplify(impl->ctx, toAst(formula.ast)));
+  for (void *&definition : result.definitions)
+    definition = substitute(definition);
   return result;
 }
 
@@ -503,14 +549,25 @@ Formula IndexFormulas::translate(Value value) {
   if (auto andOp = dyn_cast<arith::AndIOp>(op)) {
     if (isBool)
       return logicalAnd(operand(0), operand(1));
-    // A low-bits mask of a non-negative value is its remainder.
+    // A mask of contiguous bits [shift, shift + width) of a non-negative
+    // value: its quotient by 2^shift, modulo 2^width, in place.
     std::optional<int64_t> mask = positiveConstant(1);
-    if (mask && llvm::isPowerOf2_64(*mask + 1)) {
+    if (mask && llvm::isShiftedMask_64(*mask)) {
+      unsigned shift = llvm::countr_zero(static_cast<uint64_t>(*mask));
+      unsigned width = llvm::popcount(static_cast<uint64_t>(*mask));
       Formula a = operand(0);
-      Formula result = mod(a, *mask + 1);
+      Formula result =
+          mod(floorDiv(a, int64_t(1) << shift), int64_t(1) << width);
+      if (shift)
+        result = mul(result, constant(int64_t(1) << shift));
       exactIfNonNegative(result, a);
       return result;
     }
+    return opaque(value, isBool);
+  }
+  if (isa<arith::XOrIOp>(op) && !isBool) {
+    if (Formula result = bitXor(operand(0), operand(1)))
+      return result;
     return opaque(value, isBool);
   }
   if (isa<arith::OrIOp>(op) && isBool)
@@ -629,10 +686,14 @@ Proof IndexFormulas::solve(ArrayRef<Formula> assumptions, const Formula &goal,
   bool exact = goal.exact;
   SmallVector<Z3_ast> conditions;
   llvm::SmallSetVector<unsigned, 8> mentioned;
+  llvm::SmallPtrSet<void *, 8> defined;
   auto note = [&](const Formula &f) {
     exact &= f.exact;
     for (void *c : f.exactWhen)
       conditions.push_back(toAst(c));
+    for (void *definition : f.definitions)
+      if (defined.insert(definition).second)
+        Z3_solver_assert(ctx, solver, toAst(definition));
     mentioned.insert(f.variables.begin(), f.variables.end());
   };
   for (const Formula &assumption : assumptions) {
@@ -640,6 +701,28 @@ Proof IndexFormulas::solve(ArrayRef<Formula> assumptions, const Formula &goal,
     note(assumption);
   }
   note(goal);
+  // The facts about the variables the question mentions, and about those
+  // the facts mention in turn; the others cannot change the answer.
+  // Run-time dimensions always: counter-examples name them all.
+  SmallVector<unsigned> pending(mentioned.begin(), mentioned.end());
+  for (auto [index, var] : llvm::enumerate(vars))
+    if (var.kind == VariableKind::Dimension)
+      pending.push_back(index);
+  llvm::DenseSet<unsigned> visited(pending.begin(), pending.end());
+  llvm::SmallDenseSet<unsigned, 32> asserted;
+  while (!pending.empty()) {
+    unsigned var = pending.pop_back_val();
+    if (var >= factsByVariable.size())
+      continue;
+    for (unsigned index : factsByVariable[var]) {
+      if (!asserted.insert(index).second)
+        continue;
+      Z3_solver_assert(ctx, solver, toAst(facts[index].ast));
+      for (unsigned other : facts[index].variables)
+        if (visited.insert(other).second)
+          pending.push_back(other);
+    }
+  }
   Z3_solver_assert(ctx, solver, Z3_mk_not(ctx, toAst(goal.ast)));
   if (impl->failed())
     return Proof::Unknown;
@@ -678,7 +761,8 @@ Proof IndexFormulas::solve(ArrayRef<Formula> assumptions, const Formula &goal,
   // least value, by bisection from its lower bound.
   unsigned checks = 0;
   for (auto [index, var] : llvm::enumerate(vars)) {
-    if (var.kind == VariableKind::Opaque || !var.lo ||
+    if (var.kind == VariableKind::Opaque ||
+        var.kind == VariableKind::Auxiliary || !var.lo ||
         (var.kind != VariableKind::Dimension && !mentioned.contains(index)))
       continue;
     std::optional<int64_t> current = valueOf(varAsts[index]);
@@ -709,6 +793,7 @@ Proof IndexFormulas::solve(ArrayRef<Formula> assumptions, const Formula &goal,
   }
   for (auto [index, var] : llvm::enumerate(vars)) {
     if (var.kind == VariableKind::Opaque ||
+        var.kind == VariableKind::Auxiliary ||
         (var.kind != VariableKind::Dimension && !mentioned.contains(index)))
       continue;
     if (std::optional<int64_t> v = valueOf(varAsts[index]))

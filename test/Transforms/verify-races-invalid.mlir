@@ -116,3 +116,76 @@ func.func @overlapping_views(%a: memref<128xf32>) attributes {tile.arg_names = [
   }
   return
 }
+
+// -----
+
+// Two writes, one element: thread t writes B[t] and B[t + 1], so thread 1
+// in the first and thread 0 in the second both write B[1].
+func.func @neighbours(%a: memref<128xf32>, %b: memref<129xf32>) attributes {tile.arg_names = ["A", "B"]} {
+  %c1 = arith.constant 1 : index
+  tile.kernel blocks(%bx) in (%c1) threads(128) {
+    %t = gpu.thread_id x upper_bound 128
+    %x = memref.load %a[%t] : memref<128xf32>
+    // expected-error@+1 {{this write to 'B' races with the one at line 133: thread 1 here and thread 0 there, of block bx = 0, both write element [1]; give each element one writer, or make the writes atomic (T.atomic_add)}}
+    memref.store %x, %b[%t] : memref<129xf32>
+    %u = arith.addi %t, %c1 : index
+    // expected-note@+1 {{the other write}}
+    memref.store %x, %b[%u] : memref<129xf32>
+  }
+  return
+}
+
+// -----
+
+// A swizzled tile written 8 elements a thread, but threads t and t + 64
+// take the same row (t / 8 mod 8): the element is named where the swizzle
+// puts it.
+func.func @swizzled_collision(%a: memref<64x64xf16>) attributes {tile.arg_names = ["A"]} {
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c6 = arith.constant 6 : index
+  %c8 = arith.constant 8 : index
+  %c56 = arith.constant 56 : index
+  %c63 = arith.constant 63 : index
+  %c64 = arith.constant 64 : index
+  tile.kernel blocks(%bx) in (%c1) threads(128) {
+    %t = gpu.thread_id x upper_bound 128
+    %s = tile.alloc_shared {layout = #tile.shared_layout<[64, 64], (d0, d1) -> (d1 + d0 * 64), swizzle = <bits = 3, base = 3, shift = 3>>} : memref<64x64xf16, #tile.shared>
+    %r0 = arith.divui %t, %c8 : index
+    %r = arith.remui %r0, %c8 : index
+    %q = arith.remui %t, %c8 : index
+    %c = arith.muli %q, %c8 : index
+    %v = vector.load %a[%r, %c] : memref<64x64xf16>, vector<8xf16>
+    %rows = arith.muli %r, %c64 : index
+    %o = arith.addi %rows, %c : index
+    %high = arith.shrui %o, %c3 : index
+    %source = arith.andi %high, %c56 : index
+    %x = arith.xori %o, %source : index
+    %row = arith.shrui %x, %c6 : index
+    %col = arith.andi %x, %c63 : index
+    // expected-error@+1 {{this write to a shared buffer races: threads 0 and 64 of block bx = 0 both write element [0, 0]; give each element one writer, or separate the writes with a barrier}}
+    vector.store %v, %s[%row, %col] : memref<64x64xf16, #tile.shared>, vector<8xf16>
+  }
+  return
+}
+
+// -----
+
+// cp.async chunks of 4 elements, but 16 threads share 8 chunks: threads 0
+// and 8 copy into the same one.
+func.func @async_collision(%a: memref<512xf32>) attributes {tile.arg_names = ["A"]} {
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  tile.kernel blocks(%bx) in (%c1) threads(16) {
+    %t = gpu.thread_id x upper_bound 16
+    %buf = tile.alloc_shared : memref<64xf32, #tile.shared>
+    %cast = memref.memory_space_cast %buf : memref<64xf32, #tile.shared> to memref<64xf32, #gpu.address_space<workgroup>>
+    %q = arith.remui %t, %c8 : index
+    %j = arith.muli %q, %c4 : index
+    %i = arith.muli %t, %c4 : index
+    // expected-error@+1 {{this write to a shared buffer races: threads 0 and 8 of block bx = 0 both write element [0]; give each element one writer, or separate the writes with a barrier}}
+    %token = nvgpu.device_async_copy %a[%i], %cast[%j], 4 : memref<512xf32> to memref<64xf32, #gpu.address_space<workgroup>>
+  }
+  return
+}

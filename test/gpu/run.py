@@ -6,6 +6,7 @@ random inputs and compares with a float64 reference.
     test/gpu/run.py                  # build and run (skips without a GPU)
     test/gpu/run.py build --out DIR  # only build (where tilec runs)
     test/gpu/run.py run --out DIR    # only run what DIR holds (where the GPU is)
+    test/gpu/run.py verify           # what the Z3 verifiers prove of each
 
 Building needs tilec, g++ and the CUDA toolkit's cuda.h; running needs an
 NVIDIA GPU and its driver.
@@ -297,6 +298,52 @@ def build(args):
     return 0
 
 
+def verify(args):
+    """Runs tilec --verify-only on each distinct configuration and prints
+    the verifiers' summary per program: accesses proved and guarded, writes
+    proved free of races and not proved."""
+    import re
+    seen = set()
+    totals = {}
+    failed = 0
+    for name, source, defines, _, _, *rest in configs():
+        flags = [f for f in (rest[0] if rest else []) if f != "--kernel"]
+        if "--arch" in flags:
+            flags = flags[:flags.index("--arch")]
+        key = (source, tuple(sorted(defines.items())), tuple(flags))
+        if key in seen or (args.filter and not any(
+                f in name for f in args.filter.split(","))):
+            continue
+        seen.add(key)
+        cmd = [args.tilec, source, "--arch", args.arch, "--verify-only", *flags]
+        for k, v in defines.items():
+            cmd += ["-D", f"{k}={v}"]
+        result = subprocess.run(cmd, capture_output=True, text=True)
+        counts = {}
+        for line in result.stderr.splitlines():
+            for pattern in [r"tensor accesses: (\d+) proved, (\d+) guarded",
+                            r"writes: (\d+) proved free, (\d+) not proved"]:
+                match = re.search(pattern, line)
+                if match:
+                    kind = "bounds" if "accesses" in pattern else "races"
+                    pair = counts.setdefault(kind, [0, 0])
+                    pair[0] += int(match.group(1))
+                    pair[1] += int(match.group(2))
+        if result.returncode != 0:
+            failed += 1
+            print(f"FAIL {name}:\n{result.stderr}")
+            continue
+        cells = [f"{kind} {p}/{p + u}" for kind, (p, u) in sorted(counts.items())]
+        print(f"{name}: " + ", ".join(cells))
+        for kind, (p, u) in counts.items():
+            total = totals.setdefault(kind, [0, 0])
+            total[0] += p
+            total[1] += u
+    print("total: " + ", ".join(f"{kind} {p} proved, {u} not"
+                                for kind, (p, u) in sorted(totals.items())))
+    return 1 if failed else 0
+
+
 def have_gpu():
     smi = shutil.which("nvidia-smi")
     if not smi:
@@ -346,7 +393,8 @@ def run(args):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("step", nargs="?", choices=["all", "build", "run"],
+    parser.add_argument("step", nargs="?",
+                        choices=["all", "build", "run", "verify"],
                         default="all")
     parser.add_argument("--out", default=os.path.join(ROOT, "build", "gpu-tests"))
     parser.add_argument("--tilec", default=os.path.join(ROOT, "build", "bin", "tilec"))
@@ -361,6 +409,8 @@ def main():
                         help="run only the programs whose names contain one "
                              "of these comma-separated strings")
     args = parser.parse_args()
+    if args.step == "verify":
+        return verify(args)
     if args.step in ("all", "build"):
         code = build(args)
         if code or args.step == "build":

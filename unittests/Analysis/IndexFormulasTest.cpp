@@ -265,4 +265,109 @@ TEST_F(IndexFormulasTest, DivisionsTheBoundsFixAreConstants) {
   EXPECT_EQ(f.of(results[1]).known, false);
 }
 
+TEST_F(IndexFormulasTest, ExclusiveOrAndMasksAreExact) {
+  // The 128-byte swizzle of an offset o = 8t (t < 128): o ^ ((o >> 3) & 56),
+  // which permutes the runs of 8 of each row of 64. Its bounds come
+  // without the prover; that it keeps rows and runs needs it; a wrong
+  // claim is refuted with a real thread. (That it is one-to-one is more
+  // than the prover shows in its resource limit: the race verifier
+  // compares offsets before the swizzle.)
+  SmallVector<Value> results = parse(R"(
+    %c3 = arith.constant 3 : index
+    %c8 = arith.constant 8 : index
+    %c56 = arith.constant 56 : index
+    %t = gpu.thread_id x upper_bound 128
+    %o = arith.muli %t, %c8 : index
+    %high = arith.shrui %o, %c3 : index
+    %source = arith.andi %high, %c56 : index
+    %x = arith.xori %o, %source : index
+    %ok = arith.cmpi ult, %x, %o : index
+    return %x, %ok : index, i1)");
+  IndexFormulas f;
+  Formula x = f.of(results[0]);
+  ASSERT_TRUE(x.exact);
+  EXPECT_EQ(x.lo, 0);
+  EXPECT_EQ(x.hi, 1023);
+  Formula t = *f.threadIndex();
+  Formula o = f.mul(t, f.constant(8));
+  EXPECT_EQ(f.prove({}, f.eq(f.floorDiv(x, 64), f.floorDiv(o, 64))),
+            Proof::Proved);
+  EXPECT_EQ(f.prove({}, f.eq(f.mod(x, 8), f.constant(0))), Proof::Proved);
+  // The swizzle moves thread 8's offset 64 to 72: x >= o is not always so.
+  CounterExample example;
+  ASSERT_EQ(f.prove({}, f.logicalNot(f.of(results[1])), &example, {x}),
+            Proof::Refuted);
+  ASSERT_EQ(example.variables.size(), 1u);
+  EXPECT_EQ(example.variables[0].second, 9);
+  EXPECT_EQ(example.values[0], 64);
+}
+
+TEST_F(IndexFormulasTest, DistancesCancelAndTheirTermsBoundThem) {
+  // Two threads of one block: bx * 128 + 2 * (t mod 4) + 8, less its copy
+  // with the same block, is 2 * (t mod 4 - t' mod 4) + 8 in [2, 14], which
+  // is never 0; the terms taken apart say so without the prover.
+  SmallVector<Value> results = parse(R"(
+    %c2 = arith.constant 2 : index
+    %c4 = arith.constant 4 : index
+    %c8 = arith.constant 8 : index
+    %c128 = arith.constant 128 : index
+    %t = gpu.thread_id x upper_bound 128
+    %q = arith.remui %t, %c4 : index
+    %c = arith.muli %q, %c2 : index
+    %b = arith.muli %n, %c128 : index
+    %s = arith.addi %b, %c : index
+    %i = arith.addi %s, %c8 : index
+    %ok = arith.cmpi eq, %i, %n : index
+    return %i, %ok : index, i1)");
+  IndexFormulas f;
+  Formula n = bindN(f);
+  Formula i = f.of(results[0]);
+  VariableCopies copies;
+  Formula shifted = f.sub(i, f.constant(8));
+  Formula distance = f.simplify(f.sub(i, f.copy(shifted, copies)));
+  EXPECT_EQ(distance.lo, 2);
+  EXPECT_EQ(distance.hi, 14);
+  EXPECT_FALSE(f.mayReach(distance, 0, 0));
+  EXPECT_TRUE(f.mayReach(distance, 8, 8));
+  // 64 * (w - w') + (l - l') - 48 for w in [0, 1], l in [0, 7]: the sums
+  // reach [-119, -105], [-55, -41] and [9, 23], which the bounds alone
+  // ([-119, 23]) do not separate.
+  Formula w = f.variable("w", VariableKind::ThreadIndex, 0, 1);
+  Formula l = f.variable("l", VariableKind::ThreadIndex, 0, 7);
+  Formula otherW = f.copy(w, copies), otherL = f.copy(l, copies);
+  Formula spread = f.simplify(
+      f.sub(f.add(f.mul(f.constant(64), f.sub(w, otherW)), f.sub(l, otherL)),
+            f.constant(48)));
+  EXPECT_EQ(spread.lo, -119);
+  EXPECT_EQ(spread.hi, 23);
+  EXPECT_FALSE(f.mayReach(spread, -1, 1));
+  EXPECT_TRUE(f.mayReach(spread, -50, -50));
+  (void)n;
+}
+
+TEST_F(IndexFormulasTest, TablesGoThroughEveryAssignment) {
+  // (t mod 4) * 32 + t / 4 for t < 16, tabulated; out of range variables
+  // or too many assignments give none.
+  SmallVector<Value> results = parse(R"(
+    %c4 = arith.constant 4 : index
+    %c32 = arith.constant 32 : index
+    %t = gpu.thread_id x upper_bound 16
+    %q = arith.remui %t, %c4 : index
+    %h = arith.muli %q, %c32 : index
+    %d = arith.divui %t, %c4 : index
+    %i = arith.addi %h, %d : index
+    %ok = arith.cmpi eq, %i, %n : index
+    return %i, %ok : index, i1)");
+  IndexFormulas f;
+  Formula i = f.of(results[0]);
+  unsigned t = f.threadIndex()->variables.front();
+  std::optional<ArrayRef<int64_t>> table = f.tabulate(i, {t}, 16);
+  ASSERT_TRUE(table);
+  ASSERT_EQ(table->size(), 16u);
+  for (int64_t v = 0; v < 16; ++v)
+    EXPECT_EQ((*table)[v], (v % 4) * 32 + v / 4);
+  EXPECT_FALSE(f.tabulate(i, {t}, 15));
+  EXPECT_FALSE(f.tabulate(i, {}, 16));
+}
+
 } // namespace

@@ -22,6 +22,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace tilec {
 
@@ -41,6 +42,10 @@ struct Formula {
   llvm::SmallVector<unsigned, 4> variables;
   /// Boolean Z3_asts under which the formula is exact.
   llvm::SmallVector<void *, 2> exactWhen;
+  /// Boolean Z3_asts that give the formula's auxiliary variables their
+  /// meaning (the bits of an exclusive or's operands); every query that
+  /// mentions the formula asserts them.
+  llvm::SmallVector<void *, 0> definitions;
   bool exact = true;
   /// Bounds of an integer formula on every execution, where known from the
   /// ranges of its variables; what a boolean formula is, where that decides
@@ -69,6 +74,10 @@ enum class VariableKind {
   LoopIndex,
   /// An index into a buffer, for properties of layouts.
   ElementIndex,
+  /// A part of another value that a formula introduces to model it exactly
+  /// (a bit of an operand of an exclusive or); not shown in
+  /// counter-examples.
+  Auxiliary,
   /// A value the translation does not model.
   Opaque,
 };
@@ -130,6 +139,11 @@ public:
   /// Floor division and the non-negative remainder by a positive constant.
   Formula floorDiv(const Formula &a, int64_t b);
   Formula mod(const Formula &a, int64_t b);
+  /// The bitwise exclusive or of two non-negative values, one of them below
+  /// 2^kMaxXorBits: exact, through the bits of the low part of each
+  /// operand. Null where the bounds do not allow it.
+  Formula bitXor(const Formula &a, const Formula &b);
+  static constexpr unsigned kMaxXorBits = 12;
   Formula lt(const Formula &a, const Formula &b);
   Formula le(const Formula &a, const Formula &b);
   Formula eq(const Formula &a, const Formula &b);
@@ -148,18 +162,60 @@ public:
   Formula affine(mlir::AffineExpr expr, llvm::ArrayRef<Formula> dims,
                  llvm::ArrayRef<Formula> symbols = {});
 
+  /// A sum split in two: the terms of `formula` (simplified) whose
+  /// variables all pass `keep`, and the bounds of the sum of the others.
+  /// Nullopt when the others have no known bounds.
+  struct Split {
+    Formula kept;
+    int64_t restLo, restHi;
+  };
+  std::optional<Split> split(const Formula &formula,
+                             llvm::function_ref<bool(unsigned)> keep);
+
+  /// `formula` as first + second, where the terms of `first` mention only
+  /// variables that pass `inFirst` and those of `second` only others;
+  /// constants go to `first`. Nullopt where a term mentions both kinds.
+  std::optional<std::pair<Formula, Formula>>
+  separate(const Formula &formula, llvm::function_ref<bool(unsigned)> inFirst);
+
+  /// `formula` as a sum of terms and a constant.
+  std::pair<Formula, int64_t> splitConstant(const Formula &formula);
+
+  /// The values of `formula` for every assignment of `variables` in their
+  /// ranges (the first variable fastest), which must be all it mentions;
+  /// nullopt where one has no finite range, the assignments are more than
+  /// `maxAssignments`, or the formula cannot be evaluated. Memoized.
+  std::optional<llvm::ArrayRef<int64_t>>
+  tabulate(const Formula &formula, llvm::ArrayRef<unsigned> variables,
+           int64_t maxAssignments);
+
+  /// Whether `formula` can take a value in [lo, hi], its terms taking any
+  /// values in their bounds independently: false is a proof that it
+  /// cannot, without the prover (distances whose terms are small ranges
+  /// scaled apart, as 64 * (w - w') + (l - l') - 48 is never 0 for w, w'
+  /// in [0, 1] and l, l' in [0, 7]).
+  bool mayReach(const Formula &formula, int64_t lo, int64_t hi);
+
+  /// Whether `formula` (simplified) is c * x - c * y for two variables and
+  /// a positive constant: (x, y, c).
+  std::optional<std::tuple<unsigned, unsigned, int64_t>>
+  matchScaledDifference(const Formula &formula);
+
   /// Adds a fact that holds on every execution (a variable's range).
   void addFact(const Formula &fact);
 
   /// `formula` of a second execution: every variable but the run-time
   /// dimensions (which all threads share) replaced by its copy in
   /// `copies`, made on first use with the original's name, kind and
-  /// range, and with copies of the facts about the original.
+  /// range, and with copies of the facts about the original. `copies`
+  /// maps a variable to itself to keep it, and must outlive this object
+  /// (copies are memoized by its address).
   Formula copy(const Formula &formula, VariableCopies &copies);
 
   /// `formula` with its arithmetic normalized (sums flattened, constants
   /// folded), so that formulas that differ only in how they were built
-  /// are the same question.
+  /// are the same question, and its bounds recomputed from the normalized
+  /// terms (where terms cancel, they are tighter).
   Formula simplify(const Formula &formula);
 
   /// Whether `goal` holds wherever the facts and all `assumptions` do. A
@@ -177,6 +233,22 @@ public:
   unsigned numQueries() const { return queries; }
 
 private:
+  /// A sum of constant multiples of terms, and a constant: terms that are
+  /// not sums, differences or constant multiples (variables, quotients,
+  /// remainders), in the order Z3 made them.
+  struct LinearForm {
+    llvm::SmallVector<std::pair<void *, int64_t>, 8> terms;
+    int64_t constant = 0;
+  };
+  std::optional<LinearForm> linearize(void *ast);
+  /// The values `form` can take, its terms independent: disjoint sorted
+  /// ranges.
+  std::optional<llvm::SmallVector<std::pair<int64_t, int64_t>, 4>>
+  reachOf(const LinearForm &form);
+  /// `original` as the sum `form`, with bounds from its terms'.
+  Formula fromLinear(const Formula &original, const LinearForm &form);
+
+  Formula copyUncached(const Formula &formula, VariableCopies &copies);
   Formula opaque(mlir::Value value, bool isBool);
   Proof solve(llvm::ArrayRef<Formula> assumptions, const Formula &goal,
               CounterExample *counterExample, llvm::ArrayRef<Formula> evaluate);
@@ -191,10 +263,25 @@ private:
   llvm::SmallVector<Variable> vars;
   llvm::SmallVector<void *> varAsts;
   llvm::DenseMap<mlir::Value, Formula> memo;
+  llvm::DenseMap<void *, std::optional<LinearForm>> linearMemo;
+  llvm::DenseMap<int64_t, void *> constants;
+  std::map<std::pair<void *, llvm::SmallVector<unsigned>>,
+           std::optional<std::vector<int64_t>>>
+      tables;
+  llvm::DenseMap<
+      void *, std::optional<llvm::SmallVector<std::pair<int64_t, int64_t>, 4>>>
+      reachMemo;
+  /// Copies of formulas, by term and the copies of variables they used.
+  llvm::DenseMap<std::pair<void *, const void *>, Formula> copyMemo;
+  /// Bounds of simplified terms, by Z3_ast.
+  llvm::DenseMap<void *, std::optional<std::pair<int64_t, int64_t>>> boundsMemo;
   /// The variable of gpu.thread_id x: one, however many ops read it.
   std::optional<Formula> thread;
-  /// What addFact was given, for the copies of variables.
+  /// What addFact was given: asserted in the queries that mention their
+  /// variables, and copied with them.
   llvm::SmallVector<Formula> facts;
+  /// The indices into `facts` of those that mention each variable.
+  llvm::SmallVector<llvm::SmallVector<unsigned, 2>> factsByVariable;
   /// Answers by goal and assumptions.
   std::map<llvm::SmallVector<void *>, Proof> answers;
   unsigned queries = 0;

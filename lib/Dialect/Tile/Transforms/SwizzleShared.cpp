@@ -15,6 +15,7 @@
 #include "tilec/Analysis/FragmentLayouts.h"
 #include "tilec/Dialect/Tile/IR/TileOps.h"
 #include "tilec/Dialect/Tile/Transforms/Passes.h"
+#include "tilec/Dialect/Tile/Transforms/Utils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -156,22 +157,8 @@ void applyTileLayout(Access &access, const TileLayout &layout, int64_t rows,
     Value inPanel = arith::RemUIOp::create(b, loc, column, constant(p));
     offset = mulAdd(panel, rows * p, mulAdd(row, p, inPanel));
   }
-  SwizzleAttr swizzle = layout.swizzle;
-  int64_t mask = ((int64_t(1) << swizzle.getBits()) - 1) << swizzle.getBase();
-  Value source = arith::AndIOp::create(
-      b, loc,
-      arith::ShRUIOp::create(b, loc, offset, constant(swizzle.getShift())),
-      constant(mask));
-  Value swizzled = arith::XOrIOp::create(b, loc, offset, source);
-  Value newRow, newColumn;
-  if (llvm::isPowerOf2_64(cols)) {
-    newRow =
-        arith::ShRUIOp::create(b, loc, swizzled, constant(llvm::Log2_64(cols)));
-    newColumn = arith::AndIOp::create(b, loc, swizzled, constant(cols - 1));
-  } else {
-    newRow = arith::DivUIOp::create(b, loc, swizzled, constant(cols));
-    newColumn = arith::RemUIOp::create(b, loc, swizzled, constant(cols));
-  }
+  auto [newRow, newColumn] =
+      emitSwizzledTileIndices(b, loc, offset, layout.swizzle, cols);
   access.indices[count - 2].set(newRow);
   access.indices[count - 1].set(newColumn);
 }

@@ -282,3 +282,67 @@ int64_t tilec::tile::getKnownDivisor(Value value) {
   };
   return divisor(value, 0);
 }
+
+std::pair<Value, Value>
+tilec::tile::emitSwizzledTileIndices(OpBuilder &b, Location loc, Value offset,
+                                     SwizzleAttr swizzle, int64_t cols) {
+  auto constant = [&](int64_t value) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, value);
+  };
+  int64_t mask = ((int64_t(1) << swizzle.getBits()) - 1) << swizzle.getBase();
+  Value source = arith::AndIOp::create(
+      b, loc,
+      arith::ShRUIOp::create(b, loc, offset, constant(swizzle.getShift())),
+      constant(mask));
+  Value swizzled = arith::XOrIOp::create(b, loc, offset, source);
+  if (llvm::isPowerOf2_64(cols))
+    return {
+        arith::ShRUIOp::create(b, loc, swizzled, constant(llvm::Log2_64(cols))),
+        arith::AndIOp::create(b, loc, swizzled, constant(cols - 1))};
+  return {arith::DivUIOp::create(b, loc, swizzled, constant(cols)),
+          arith::RemUIOp::create(b, loc, swizzled, constant(cols))};
+}
+
+std::optional<tilec::tile::SwizzledOffset>
+tilec::tile::matchSwizzledTileIndices(Value row, Value column, int64_t cols) {
+  auto constantOperand = [](Operation *op, int64_t expected) {
+    APInt value;
+    return matchPattern(op->getOperand(1), m_ConstantInt(&value)) &&
+           value.getSExtValue() == expected;
+  };
+  // (swizzled >> log2(cols), swizzled & (cols - 1)), or division and
+  // remainder by cols.
+  Operation *rowOp = row.getDefiningOp();
+  Operation *columnOp = column.getDefiningOp();
+  if (!rowOp || !columnOp || rowOp->getOperand(0) != columnOp->getOperand(0))
+    return std::nullopt;
+  bool powerOfTwo = llvm::isPowerOf2_64(cols);
+  if (powerOfTwo
+          ? !(isa<arith::ShRUIOp>(rowOp) &&
+              constantOperand(rowOp, llvm::Log2_64(cols)) &&
+              isa<arith::AndIOp>(columnOp) &&
+              constantOperand(columnOp, cols - 1))
+          : !(isa<arith::DivUIOp>(rowOp) && constantOperand(rowOp, cols) &&
+              isa<arith::RemUIOp>(columnOp) && constantOperand(columnOp, cols)))
+    return std::nullopt;
+  // swizzled = offset ^ ((offset >> shift) & mask).
+  auto xorOp = rowOp->getOperand(0).getDefiningOp<arith::XOrIOp>();
+  if (!xorOp)
+    return std::nullopt;
+  auto andOp = xorOp.getRhs().getDefiningOp<arith::AndIOp>();
+  auto shrOp =
+      andOp ? andOp.getLhs().getDefiningOp<arith::ShRUIOp>() : arith::ShRUIOp();
+  APInt mask, shift;
+  if (!shrOp || shrOp.getLhs() != xorOp.getLhs() ||
+      !matchPattern(andOp.getRhs(), m_ConstantInt(&mask)) ||
+      !matchPattern(shrOp.getRhs(), m_ConstantInt(&shift)) ||
+      !mask.isShiftedMask() || shift.getZExtValue() > 62)
+    return std::nullopt;
+  // Only swizzles that SwizzleAttr accepts: bits read and written apart.
+  unsigned bits = mask.popcount(), base = mask.countr_zero();
+  unsigned shiftBy = shift.getZExtValue();
+  if (shiftBy < bits || bits + base + shiftBy > 32)
+    return std::nullopt;
+  return SwizzledOffset{
+      xorOp.getLhs(), SwizzleAttr::get(row.getContext(), bits, base, shiftBy)};
+}

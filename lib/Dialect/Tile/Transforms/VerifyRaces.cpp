@@ -2,22 +2,29 @@
 //
 // Part of tilec. Two threads race on an element when both write it and
 // nothing orders the writes: they run in different blocks (of a tensor's
-// element), or in one block between the same two barriers. For every store
-// to a tensor argument or a shared buffer, asks Z3 whether two such
-// executions of it, one of each thread, can write the same element.
+// element), or in one block between the same two barriers. For every pair
+// of stores to one tensor argument or shared buffer (a store and itself
+// included), asks Z3 whether two such executions, one of each thread, can
+// write the same element.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tilec/Dialect/Tile/Transforms/KernelFormulas.h"
 #include "tilec/Dialect/Tile/Transforms/Passes.h"
+#include "tilec/Dialect/Tile/Transforms/Utils.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
+
+#include <limits>
+#include <map>
 
 namespace tilec::tile {
 #define GEN_PASS_DEF_TILEVERIFYRACES
@@ -40,6 +47,16 @@ bool synchronizes(Operation *op) {
              ROCDL::SBarrierOp>(op);
 }
 
+/// Whether `op` synchronizes or holds an op that does.
+bool holdsSynchronization(Operation *op) {
+  return op
+      ->walk([](Operation *inner) {
+        return synchronizes(inner) ? WalkResult::interrupt()
+                                   : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
 /// What a value can differ in between two threads.
 struct Variation {
   /// Between two threads of one block: it is computed from the thread
@@ -59,6 +76,52 @@ struct Variation {
   }
 };
 
+/// A store to memory other threads see, with its indices into the buffer
+/// it views (a tensor argument or a tile.alloc_shared).
+struct Write {
+  Operation *op;
+  Value buffer;
+  /// The value written; null for copies (cp.async), which write what they
+  /// read from `sourceIndices`.
+  Value value;
+  SmallVector<Value> indexValues;
+  SmallVector<Value> sourceIndices;
+  /// Indices into the buffer; for a swizzled tile, the leading indices and
+  /// then the element's offset in the tile before the swizzle.
+  SmallVector<Formula> indices;
+  /// The elements it writes along the last of `indices`.
+  int64_t width;
+  bool shared;
+  /// Lanes of a masked store may not be written: a collision found is not
+  /// one for sure.
+  bool masked;
+  /// For a swizzled tile: the swizzle, which permutes runs of
+  /// 2^base elements, and the tile's shape, to name elements.
+  SwizzleAttr swizzle;
+  int64_t tileRows = 0, tileCols = 0;
+  /// The conditions under which it runs.
+  SmallVector<Formula> path;
+  /// Whether the prover could not justify treating it as written (a
+  /// swizzled vector that may straddle two runs): its pairs are not proved.
+  bool unsupported = false;
+  /// An asynchronous copy's write lands some time before the wait for it,
+  /// perhaps past barriers.
+  bool async = false;
+};
+
+/// How two executions, of two writes, may be unordered. The second
+/// execution's variables are copies but for those `shared` lists (the
+/// block indices, for executions in one block; the induction variables of
+/// loops they share an iteration of).
+struct Concurrency {
+  bool sameBlock = true;
+  SmallVector<scf::ForOp> sameLoops;
+  /// A loop whose iterations differ by one step, and which execution runs
+  /// first: the first write's (forward) or the second's.
+  scf::ForOp adjacentLoop;
+  bool forward = true;
+};
+
 class RaceVerifier {
 public:
   RaceVerifier(func::FuncOp func, KernelOp kernel, unsigned resourceLimit,
@@ -69,60 +132,105 @@ public:
   LogicalResult run();
 
 private:
-  /// A store to memory other threads see, with its indices into the buffer
-  /// it views (a tensor argument or a tile.alloc_shared).
-  struct Write {
-    Operation *op;
-    Value buffer;
-    Value value;
-    SmallVector<Value> indexValues;
-    SmallVector<Formula> indices;
-    /// The elements it writes along the last dimension.
-    int64_t width;
-    bool shared;
-    /// Lanes of a masked store may not be written: a collision found is
-    /// not one for sure.
-    bool masked;
-  };
-
-  std::optional<Write> matchWrite(Operation *op);
+  std::optional<Write> matchWrite(Operation *op, ArrayRef<Formula> path);
   void computeVariations();
   Variation variationOf(Value value) const { return variations.lookup(value); }
-  bool loopSynchronizes(scf::ForOp loop);
-  void check(const Write &write, ArrayRef<Formula> path);
+  Variation variationOf(const Write &write) const;
+  /// Whether every thread writes the same value, to the same element.
+  bool isUniform(const Write &write) const;
+  void checkPair(Write &first, Write &second);
+  /// The concurrencies under which executions of `first` and `second` may
+  /// be unordered: a superset of the real ones, for proofs.
+  SmallVector<Concurrency> possibleConcurrencies(const Write &first,
+                                                 const Write &second);
+  /// The one under which they are unordered for sure, if any: for errors.
+  std::optional<Concurrency> certainConcurrency(const Write &first,
+                                                const Write &second);
+  /// The copies of variables for a second execution under `concurrency`.
+  VariableCopies &copiesFor(const Concurrency &concurrency);
+  /// Whether executions under `concurrency` can write one element; fills
+  /// `example` when asked for the values of `evaluate`.
+  Proof ask(const Write &first, const Write &second,
+            const Concurrency &concurrency, bool withPaths,
+            CounterExample *example = nullptr,
+            SmallVectorImpl<Formula> *evaluate = nullptr);
+  /// Whether two executions of different threads can write one element,
+  /// decided by going through the values of the variables of each, where
+  /// `distances` (per index, the first's less the second's) separate into
+  /// a part of each execution's variables and these are few. Path
+  /// conditions are left out: only `false` is a proof. Nullopt where it
+  /// does not apply.
+  std::optional<bool> collidesByEnumeration(const Write &first,
+                                            const Write &second,
+                                            ArrayRef<Formula> distances,
+                                            VariableCopies &copies,
+                                            const Formula &thread);
+  /// Reports the race of an execution under `concurrency`, if the prover
+  /// finds one.
+  bool reportRace(const Write &first, const Write &second,
+                  const Concurrency &concurrency);
   std::string bufferName(const Write &write);
   std::string describeBlock(ArrayRef<int64_t> values);
+  std::string describeElement(const Write &write, ArrayRef<int64_t> indices);
+  std::optional<Formula> threadOf(const Write &first, const Write &second);
 
   KernelFormulas kernel;
   IndexFormulas &formulas;
   bool remarks;
   bool failed = false;
-  unsigned numProved = 0, numUnknown = 0;
   DenseMap<Value, Variation> variations;
-  DenseMap<Operation *, bool> synchronizingLoops;
-  /// The variables of the second thread.
-  VariableCopies copies;
+  /// The copies of variables per set of shared ones: a copy's facts tie it
+  /// to the variables it was made with, so each set has its own.
+  std::map<SmallVector<unsigned>, VariableCopies> copyPools;
+  /// Queries asked about pairs of different writes, which grow with the
+  /// square of their number: past kMaxPairQueries, pairs are not proved.
+  unsigned pairQueries = 0;
+  static constexpr unsigned kMaxPairQueries = 2000;
 };
 
-std::optional<RaceVerifier::Write> RaceVerifier::matchWrite(Operation *op) {
-  std::optional<MemoryAccess> access = matchMemoryAccess(op);
-  if (!access || !access->isWrite())
-    return std::nullopt;
+std::optional<Write> RaceVerifier::matchWrite(Operation *op,
+                                              ArrayRef<Formula> path) {
   Write write;
   write.op = op;
-  write.masked = access->masked;
-  write.value = access->stored;
-  write.indexValues = access->indices;
-  Value memref = access->memref;
-  VectorType vectorType = access->vectorType;
-  if (vectorType && vectorType.getRank() != 1)
-    return std::nullopt;
-  write.width = vectorType ? vectorType.getNumElements() : 1;
+  write.path.assign(path.begin(), path.end());
+  Value memref;
+  if (auto copy = dyn_cast<nvgpu::DeviceAsyncCopyOp>(op)) {
+    memref = copy.getDst();
+    write.indexValues = copy.getDstIndices();
+    write.sourceIndices = copy.getSrcIndices();
+    write.width = copy.getDstElements().getZExtValue();
+    write.masked = false;
+    write.async = true;
+  } else {
+    std::optional<MemoryAccess> access = matchMemoryAccess(op);
+    if (!access || !access->isWrite())
+      return std::nullopt;
+    VectorType vectorType = access->vectorType;
+    if (vectorType && vectorType.getRank() != 1)
+      return std::nullopt;
+    memref = access->memref;
+    write.masked = access->masked;
+    write.value = access->stored;
+    write.indexValues = access->indices;
+    write.width = vectorType ? vectorType.getNumElements() : 1;
+  }
+  while (auto cast = memref.getDefiningOp<memref::MemorySpaceCastOp>())
+    memref = cast.getSource();
   for (Value index : write.indexValues)
     write.indices.push_back(formulas.of(index));
   // Views of a buffer (the stages of a pipelined one): indices into the
-  // buffer itself.
+  // buffer itself. `wholeTiles` says whether the views keep the last two
+  // dimensions as they are.
+  bool wholeTiles = true;
   while (auto view = memref.getDefiningOp<memref::SubViewOp>()) {
+    auto sourceShape = cast<MemRefType>(view.getSource().getType()).getShape();
+    for (unsigned dim =
+             sourceShape.size() - std::min<size_t>(2, sourceShape.size());
+         dim < sourceShape.size(); ++dim)
+      wholeTiles &=
+          getConstantIntValue(view.getMixedOffsets()[dim]) == 0 &&
+          getConstantIntValue(view.getMixedSizes()[dim]) == sourceShape[dim] &&
+          view.getStaticStrides()[dim] == 1;
     ArrayRef<int64_t> strides = view.getStaticStrides();
     if (llvm::any_of(strides, ShapedType::isDynamic))
       return std::nullopt;
@@ -153,11 +261,41 @@ std::optional<RaceVerifier::Write> RaceVerifier::matchWrite(Operation *op) {
     write.shared = false;
     return write;
   }
-  if (memref.getDefiningOp<AllocSharedOp>()) {
-    write.shared = true;
-    return write;
+  auto alloc = memref.getDefiningOp<AllocSharedOp>();
+  if (!alloc)
+    return std::nullopt;
+  write.shared = true;
+  // A swizzled tile: the swizzle is a bijection of the tile's offsets, and
+  // moves runs of 2^base elements whole, so two writes within runs meet
+  // where their unswizzled offsets do. Asking about those spares the
+  // prover the exclusive or.
+  ArrayRef<int64_t> shape = alloc.getType().getShape();
+  unsigned rank = shape.size();
+  if (rank >= 2 && write.indexValues.size() >= 2 && wholeTiles) {
+    // The tile's two indices are the view's last two, which a stage does
+    // not offset.
+    std::optional<SwizzledOffset> swizzled = matchSwizzledTileIndices(
+        write.indexValues[write.indexValues.size() - 2],
+        write.indexValues.back(), shape.back());
+    if (swizzled) {
+      write.swizzle = swizzled->swizzle;
+      write.tileRows = shape[rank - 2];
+      write.tileCols = shape.back();
+      write.indices.resize(rank - 2);
+      write.indices.push_back(formulas.of(swizzled->offset));
+      int64_t run = int64_t(1) << write.swizzle.getBase();
+      if (write.width > 1) {
+        // The run holds the whole vector: offset mod run + width <= run.
+        Formula offset = write.indices.back();
+        Formula within =
+            formulas.le(formulas.add(formulas.mod(offset, run),
+                                     formulas.constant(write.width)),
+                        formulas.constant(run));
+        write.unsupported = formulas.prove(write.path, within) != Proof::Proved;
+      }
+    }
   }
-  return std::nullopt;
+  return write;
 }
 
 void RaceVerifier::computeVariations() {
@@ -222,16 +360,488 @@ void RaceVerifier::computeVariations() {
   }
 }
 
-bool RaceVerifier::loopSynchronizes(scf::ForOp loop) {
-  auto [it, inserted] = synchronizingLoops.try_emplace(loop, false);
+Variation RaceVerifier::variationOf(const Write &write) const {
+  Variation variation = write.value ? variationOf(write.value) : Variation();
+  for (Value index : write.indexValues)
+    variation |= variationOf(index);
+  for (Value index : write.sourceIndices)
+    variation |= variationOf(index);
+  return variation;
+}
+
+bool RaceVerifier::isUniform(const Write &write) const {
+  Variation variation = variationOf(write);
+  return !variation.thread && (write.shared || !variation.block);
+}
+
+//===----------------------------------------------------------------------===//
+// When two executions can be unordered
+//===----------------------------------------------------------------------===//
+
+/// The loops around `op` in the kernel, outermost first.
+static SmallVector<scf::ForOp> enclosingLoops(Operation *op, KernelOp kernel) {
+  SmallVector<scf::ForOp> loops;
+  for (Operation *parent = op->getParentOp(); parent && parent != kernel;
+       parent = parent->getParentOp())
+    if (auto loop = dyn_cast<scf::ForOp>(parent))
+      loops.push_back(loop);
+  std::reverse(loops.begin(), loops.end());
+  return loops;
+}
+
+/// The innermost block that holds both `a` and `b`.
+static Block *commonBlock(Operation *a, Operation *b) {
+  llvm::SmallPtrSet<Block *, 8> blocks;
+  for (Block *block = a->getBlock(); block;
+       block = block->getParentOp() ? block->getParentOp()->getBlock()
+                                    : nullptr)
+    blocks.insert(block);
+  for (Block *block = b->getBlock(); block;
+       block = block->getParentOp() ? block->getParentOp()->getBlock()
+                                    : nullptr)
+    if (blocks.contains(block))
+      return block;
+  return nullptr;
+}
+
+/// Whether an op of `block` that `counts` strictly between `a` and `b`
+/// (ops of `block`, in either order).
+static bool anyBetween(Block *block, Operation *a, Operation *b,
+                       function_ref<bool(Operation *)> counts) {
+  if (a == b)
+    return false;
+  if (b->isBeforeInBlock(a))
+    std::swap(a, b);
+  for (Operation *op = a->getNextNode(); op && op != b; op = op->getNextNode())
+    if (counts(op))
+      return true;
+  return false;
+}
+
+/// Whether every iteration of `loop` runs a synchronizing op of its body.
+static bool separatesIterations(scf::ForOp loop) {
+  return llvm::any_of(*loop.getBody(),
+                      [](Operation &op) { return synchronizes(&op); });
+}
+
+SmallVector<Concurrency>
+RaceVerifier::possibleConcurrencies(const Write &first, const Write &second) {
+  // An asynchronous copy's write is unordered with everything up to the
+  // wait for it, in whatever iteration: no barrier is known to order it.
+  if (first.async || second.async)
+    return {Concurrency()};
+  KernelOp kernelOp = kernel.getKernel();
+  SmallVector<scf::ForOp> firstLoops = enclosingLoops(first.op, kernelOp);
+  SmallVector<scf::ForOp> secondLoops = enclosingLoops(second.op, kernelOp);
+  SmallVector<scf::ForOp> common;
+  for (auto [a, b] : llvm::zip(firstLoops, secondLoops)) {
+    if (a != b)
+      break;
+    common.push_back(a);
+  }
+  // Iterations of a loop whose body synchronizes are ordered unless they
+  // are the same, or neighbours with no barrier between the two writes
+  // across the end of an iteration; iterations of other loops never are.
+  SmallVector<scf::ForOp> separating;
+  for (scf::ForOp loop : common)
+    if (separatesIterations(loop))
+      separating.push_back(loop);
+  SmallVector<Concurrency> result;
+  Block *block = commonBlock(first.op, second.op);
+  Operation *firstAncestor = block->findAncestorOpInBlock(*first.op);
+  Operation *secondAncestor = block->findAncestorOpInBlock(*second.op);
+  if (!anyBetween(block, firstAncestor, secondAncestor, synchronizes))
+    result.push_back({true, separating, {}, true});
+  for (auto [j, loop] : llvm::enumerate(separating)) {
+    Block *body = loop.getBody();
+    Operation *x = body->findAncestorOpInBlock(*first.op);
+    Operation *y = body->findAncestorOpInBlock(*second.op);
+    // From `from` in one iteration to `to` in the next: no synchronizing
+    // op after `from` or before `to` in the body.
+    auto wraps = [&](Operation *from, Operation *to) {
+      for (Operation *op = from->getNextNode(); op; op = op->getNextNode())
+        if (synchronizes(op))
+          return false;
+      for (Operation *op = to->getPrevNode(); op; op = op->getPrevNode())
+        if (synchronizes(op))
+          return false;
+      return true;
+    };
+    SmallVector<scf::ForOp> outer(separating.begin(), separating.begin() + j);
+    if (wraps(x, y))
+      result.push_back({true, outer, loop, true});
+    if (wraps(y, x))
+      result.push_back({true, outer, loop, false});
+  }
+  return result;
+}
+
+std::optional<Concurrency>
+RaceVerifier::certainConcurrency(const Write &first, const Write &second) {
+  // Nothing that synchronizes runs between the two: no such op between
+  // them, nor in what holds either, and the same iteration of every loop
+  // around both that holds one.
+  KernelOp kernelOp = kernel.getKernel();
+  Block *block = commonBlock(first.op, second.op);
+  Operation *firstAncestor = block->findAncestorOpInBlock(*first.op);
+  Operation *secondAncestor = block->findAncestorOpInBlock(*second.op);
+  if (first.op != second.op &&
+      (holdsSynchronization(firstAncestor) ||
+       holdsSynchronization(secondAncestor) ||
+       anyBetween(block, firstAncestor, secondAncestor, holdsSynchronization)))
+    return std::nullopt;
+  Concurrency concurrency;
+  for (Operation *parent = block->getParentOp(); parent && parent != kernelOp;
+       parent = parent->getParentOp())
+    if (auto loop = dyn_cast<scf::ForOp>(parent))
+      if (holdsSynchronization(loop))
+        concurrency.sameLoops.push_back(loop);
+  return concurrency;
+}
+
+VariableCopies &RaceVerifier::copiesFor(const Concurrency &concurrency) {
+  SmallVector<unsigned> shared;
+  if (concurrency.sameBlock)
+    for (const Formula &block : kernel.blockIndices())
+      llvm::append_range(shared, block.variables);
+  for (scf::ForOp loop : concurrency.sameLoops)
+    llvm::append_range(shared, formulas.of(loop.getInductionVar()).variables);
+  llvm::sort(shared);
+  shared.erase(llvm::unique(shared), shared.end());
+  auto [it, inserted] = copyPools.try_emplace(shared);
   if (inserted)
-    it->second = loop.getBody()
-                     ->walk([](Operation *op) {
-                       return synchronizes(op) ? WalkResult::interrupt()
-                                               : WalkResult::advance();
-                     })
-                     .wasInterrupted();
+    for (unsigned var : shared)
+      it->second[var] = var;
   return it->second;
+}
+
+std::optional<Formula> RaceVerifier::threadOf(const Write &first,
+                                              const Write &second) {
+  // The thread index the writes and their conditions are computed from: a
+  // warp-specialized kernel's roles each number their threads from 0, and
+  // the lane index is one more. Two of them cannot be related.
+  IndexFormulas &f = formulas;
+  SmallVector<unsigned, 2> threads;
+  auto collect = [&](const Formula &formula) {
+    for (unsigned var : formula.variables)
+      if (f.variables()[var].kind == VariableKind::ThreadIndex &&
+          !llvm::is_contained(threads, var))
+        threads.push_back(var);
+  };
+  for (const Write *write : {&first, &second}) {
+    llvm::for_each(write->indices, collect);
+    llvm::for_each(write->path, collect);
+  }
+  if (threads.size() > 1)
+    return std::nullopt;
+  if (threads.size() == 1)
+    return f.variableFormula(threads.front());
+  return f.threadIndex();
+}
+
+Proof RaceVerifier::ask(const Write &first, const Write &second,
+                        const Concurrency &concurrency, bool withPaths,
+                        CounterExample *example,
+                        SmallVectorImpl<Formula> *evaluate) {
+  IndexFormulas &f = formulas;
+  VariableCopies &copies = copiesFor(concurrency);
+  auto other = [&](const Formula &formula) { return f.copy(formula, copies); };
+  // The elements overlap: equal leading indices, and runs of the last one
+  // that meet.
+  Formula collide = f.boolean(true);
+  unsigned last = first.indices.size() - 1;
+  SmallVector<Formula> distances;
+  for (auto [dim, index] : llvm::enumerate(first.indices)) {
+    Formula distance = f.simplify(f.sub(index, other(second.indices[dim])));
+    distances.push_back(distance);
+    int64_t low = dim == last ? 1 - second.width : 0;
+    int64_t high = dim == last ? first.width - 1 : 0;
+    if (!f.mayReach(distance, low, high)) {
+      collide = f.boolean(false);
+      break;
+    }
+    if (dim == last && (first.width > 1 || second.width > 1))
+      collide = f.logicalAnd(
+          collide, f.logicalAnd(f.lt(f.constant(-second.width), distance),
+                                f.lt(distance, f.constant(first.width))));
+    else
+      collide = f.logicalAnd(collide, f.eq(distance, f.constant(0)));
+  }
+  Formula unordered = f.boolean(true);
+  if (concurrency.sameBlock) {
+    std::optional<Formula> thread = threadOf(first, second);
+    if (!thread)
+      return Proof::Unknown;
+    unordered = f.logicalNot(f.eq(*thread, other(*thread)));
+    if (collide.known != false && !concurrency.adjacentLoop && !evaluate &&
+        distances.size() == first.indices.size() &&
+        collidesByEnumeration(first, second, distances, copies, *thread) ==
+            false)
+      return Proof::Proved;
+  } else {
+    Formula sameBlock = f.boolean(true);
+    for (const Formula &block : kernel.blockIndices())
+      sameBlock = f.logicalAnd(sameBlock, f.eq(block, other(block)));
+    unordered = f.logicalNot(sameBlock);
+  }
+  if (scf::ForOp loop = concurrency.adjacentLoop) {
+    Formula iv = f.of(loop.getInductionVar());
+    Formula next = other(iv);
+    Formula earlier = concurrency.forward ? iv : next;
+    Formula later = concurrency.forward ? next : iv;
+    APInt step;
+    if (matchPattern(loop.getStep(), m_ConstantInt(&step)) &&
+        step.getSignificantBits() <= 63)
+      unordered =
+          f.logicalAnd(unordered, f.eq(f.simplify(f.sub(later, earlier)),
+                                       f.constant(step.getSExtValue())));
+    else
+      unordered = f.logicalAnd(unordered, f.lt(earlier, later));
+  }
+  Formula goal = f.logicalNot(f.logicalAnd(collide, unordered));
+  // Writes of different blocks: elements are most often a block's offset
+  // plus a part within the block's tile. With the other parts replaced by
+  // their bounds, the question is about the blocks alone, which is cheaper
+  // and shared by the writes that differ only in those parts.
+  if (!concurrency.sameBlock && !evaluate) {
+    SmallVector<unsigned> blockVariables;
+    for (const Formula &block : kernel.blockIndices()) {
+      llvm::append_range(blockVariables, block.variables);
+      llvm::append_range(blockVariables, other(block).variables);
+    }
+    auto isBlockOrDimension = [&](unsigned var) {
+      return llvm::is_contained(blockVariables, var) ||
+             f.variables()[var].kind == VariableKind::Dimension;
+    };
+    Formula relaxed = f.boolean(true);
+    bool relaxable = true;
+    // Block variables that the collision forces equal to their copies: a
+    // dimension whose index is c * b plus less than c in magnitude.
+    SmallVector<unsigned> forced;
+    for (auto [dim, index] : llvm::enumerate(first.indices)) {
+      std::optional<IndexFormulas::Split> parts =
+          f.split(f.sub(index, other(second.indices[dim])), isBlockOrDimension);
+      if (!parts) {
+        relaxable = false;
+        break;
+      }
+      // kept + rest meets the collision's range, for some rest in bounds.
+      int64_t low = (dim == last ? -second.width + 1 : 0) - parts->restHi;
+      int64_t high = (dim == last ? first.width - 1 : 0) - parts->restLo;
+      if (auto difference = f.matchScaledDifference(parts->kept)) {
+        auto [x, y, scale] = *difference;
+        if (low > -scale && high < scale) {
+          forced.push_back(x);
+          forced.push_back(y);
+        }
+      }
+      relaxed = f.logicalAnd(relaxed,
+                             f.logicalAnd(f.le(f.constant(low), parts->kept),
+                                          f.le(parts->kept, f.constant(high))));
+    }
+    if (relaxable) {
+      bool allForced =
+          llvm::all_of(kernel.blockIndices(), [&](const Formula &b) {
+            return llvm::all_of(b.variables, [&](unsigned var) {
+              return llvm::is_contained(forced, var) &&
+                     llvm::is_contained(forced, other(b).variables.front());
+            });
+          });
+      if (allForced ||
+          f.prove({}, f.logicalNot(f.logicalAnd(relaxed, unordered))) ==
+              Proof::Proved)
+        return Proof::Proved;
+    }
+  }
+  // Each execution in an iteration of every loop around it.
+  SmallVector<Formula> assumptions;
+  KernelOp kernelOp = kernel.getKernel();
+  for (scf::ForOp loop : enclosingLoops(first.op, kernelOp))
+    llvm::append_range(assumptions, kernel.loopConditions(loop));
+  for (scf::ForOp loop : enclosingLoops(second.op, kernelOp))
+    for (const Formula &condition : kernel.loopConditions(loop))
+      assumptions.push_back(other(condition));
+  if (withPaths) {
+    llvm::append_range(assumptions, first.path);
+    for (const Formula &condition : second.path)
+      assumptions.push_back(other(condition));
+  }
+  if (!evaluate)
+    return f.prove(assumptions, goal, example);
+  // The values a message needs: the threads, their blocks, the elements.
+  std::optional<Formula> thread = threadOf(first, second);
+  Formula threadFormula = thread ? *thread : f.constant(0);
+  evaluate->push_back(threadFormula);
+  evaluate->push_back(other(threadFormula));
+  for (const Formula &block : kernel.blockIndices()) {
+    evaluate->push_back(block);
+    evaluate->push_back(other(block));
+  }
+  for (auto [index, otherIndex] : llvm::zip(first.indices, second.indices)) {
+    evaluate->push_back(index);
+    evaluate->push_back(other(otherIndex));
+  }
+  return f.prove(assumptions, goal, example, *evaluate);
+}
+
+std::optional<bool> RaceVerifier::collidesByEnumeration(
+    const Write &first, const Write &second, ArrayRef<Formula> distances,
+    VariableCopies &copies, const Formula &thread) {
+  IndexFormulas &f = formulas;
+  // Copies are the second execution's; kept variables (blocks, loops of a
+  // shared iteration) and dimensions must cancel out.
+  DenseMap<unsigned, unsigned> original;
+  for (auto [from, to] : copies)
+    if (from != to)
+      original[to] = from;
+  auto isSecond = [&](unsigned var) { return original.count(var) != 0; };
+  SmallVector<Formula> firstParts, secondParts;
+  SmallVector<unsigned> firstVariables;
+  for (const Formula &distance : distances) {
+    auto parts =
+        f.separate(distance, [&](unsigned var) { return !isSecond(var); });
+    if (!parts)
+      return std::nullopt;
+    llvm::append_range(firstVariables, parts->first.variables);
+    firstParts.push_back(parts->first);
+    // The second part, negated: the first's must equal it.
+    secondParts.push_back(parts->second);
+  }
+  llvm::append_range(firstVariables, thread.variables);
+  llvm::sort(firstVariables);
+  firstVariables.erase(llvm::unique(firstVariables), firstVariables.end());
+  // The second execution's variables are the copies of the first's; a
+  // variable both share (a block index that did not cancel out) or that
+  // stands for no single value (an opaque one) leaves the question to Z3.
+  SmallVector<unsigned> secondVariables;
+  for (unsigned var : firstVariables) {
+    auto copy = copies.find(var);
+    if (copy == copies.end() || copy->second == var ||
+        f.variables()[var].kind == VariableKind::Opaque)
+      return std::nullopt;
+    secondVariables.push_back(copy->second);
+  }
+  for (const Formula &part : secondParts)
+    for (unsigned var : part.variables)
+      if (!llvm::is_contained(secondVariables, var))
+        return std::nullopt;
+  // Each part's values over its execution's variables, the first fastest;
+  // parts that differ in a constant (unrolled copies) share a table.
+  constexpr int64_t kMaxExecutions = 4096;
+  auto tabulate = [&](ArrayRef<Formula> parts, ArrayRef<unsigned> variables)
+      -> std::optional<SmallVector<std::pair<ArrayRef<int64_t>, int64_t>>> {
+    SmallVector<std::pair<ArrayRef<int64_t>, int64_t>> tables;
+    for (const Formula &part : parts) {
+      auto [terms, offset] = f.splitConstant(part);
+      std::optional<ArrayRef<int64_t>> table =
+          f.tabulate(terms, variables, kMaxExecutions);
+      if (!table)
+        return std::nullopt;
+      tables.push_back({*table, offset});
+    }
+    return tables;
+  };
+  auto firstTables = tabulate(firstParts, firstVariables);
+  auto secondTables = tabulate(secondParts, secondVariables);
+  if (!firstTables || !secondTables)
+    return std::nullopt;
+  // The thread's value in each execution: its variable's digit.
+  auto threadTable = f.tabulate(thread, firstVariables, kMaxExecutions);
+  if (!threadTable)
+    return std::nullopt;
+  size_t executions = threadTable->size();
+  size_t numDims = firstTables->size();
+  // The first execution's elements, sorted: leading indices, last index,
+  // thread.
+  std::vector<int64_t> entries(executions * (numDims + 1));
+  auto entry = [&](size_t n) {
+    return ArrayRef<int64_t>(entries).slice(n * (numDims + 1), numDims + 1);
+  };
+  for (size_t n = 0; n < executions; ++n) {
+    for (auto [dim, table] : llvm::enumerate(*firstTables))
+      entries[n * (numDims + 1) + dim] = table.first[n] + table.second;
+    entries[n * (numDims + 1) + numDims] = (*threadTable)[n];
+  }
+  std::vector<size_t> order(executions);
+  for (size_t n = 0; n < executions; ++n)
+    order[n] = n;
+  llvm::sort(order, [&](size_t a, size_t b) { return entry(a) < entry(b); });
+  // The second's, against them: its parts negated are the first's, and
+  // first + second lies in [1 - secondWidth, firstWidth - 1] on the last.
+  // Its variables are the copies of the first's, in the same order, so
+  // the thread's table is the first's.
+  SmallVector<int64_t> probe(numDims + 1);
+  for (size_t n = 0; n < executions; ++n) {
+    for (auto [dim, table] : llvm::enumerate(*secondTables))
+      probe[dim] = -(table.first[n] + table.second);
+    int64_t target = probe[numDims - 1];
+    probe[numDims - 1] = target + 1 - second.width;
+    probe[numDims] = std::numeric_limits<int64_t>::min();
+    auto it = llvm::lower_bound(order, probe, [&](size_t a, const auto &key) {
+      return entry(a) < ArrayRef<int64_t>(key);
+    });
+    int64_t otherThread = (*threadTable)[n];
+    for (; it != order.end(); ++it) {
+      ArrayRef<int64_t> found = entry(*it);
+      if (found.take_front(numDims - 1) !=
+              ArrayRef<int64_t>(probe).take_front(numDims - 1) ||
+          found[numDims - 1] > target + first.width - 1)
+        break;
+      if (found[numDims] != otherThread)
+        return true;
+    }
+  }
+  return false;
+}
+
+//===----------------------------------------------------------------------===//
+// Checks and messages
+//===----------------------------------------------------------------------===//
+
+void RaceVerifier::checkPair(Write &first, Write &second) {
+  bool self = &first == &second;
+  if (first.unsupported || second.unsupported)
+    return;
+  Variation variation = variationOf(first);
+  variation |= variationOf(second);
+  // Every thread writes the same value to the same element, as statements
+  // outside T.Parallel do: not a race.
+  if (isUniform(first) && isUniform(second) &&
+      (self || (first.value && first.value == second.value &&
+                first.indexValues == second.indexValues)))
+    return;
+  if (!self && pairQueries >= kMaxPairQueries) {
+    first.unsupported = true;
+    return;
+  }
+  // Blocks have shared memory of their own; every thread runs a uniform
+  // write, so two of a block can collide.
+  bool betweenBlocks = !first.shared && (variation.thread || variation.block);
+  SmallVector<Concurrency> cases = possibleConcurrencies(first, second);
+  if (betweenBlocks)
+    cases.push_back({false, {}, {}, true});
+  for (const Concurrency &concurrency : cases) {
+    unsigned before = formulas.numQueries();
+    Proof proof = ask(first, second, concurrency, /*withPaths=*/false);
+    if (proof != Proof::Proved)
+      proof = ask(first, second, concurrency, /*withPaths=*/true);
+    if (!self)
+      pairQueries += formulas.numQueries() - before;
+    if (proof == Proof::Proved)
+      continue;
+    // Not proved: an error only for executions unordered for sure.
+    if (proof == Proof::Refuted && !first.masked && !second.masked) {
+      std::optional<Concurrency> certain =
+          concurrency.sameBlock ? certainConcurrency(first, second)
+                                : std::optional<Concurrency>(concurrency);
+      if (certain && reportRace(first, second, *certain))
+        return;
+    }
+    first.unsupported = true;
+    if (!self)
+      second.unsupported = true;
+    return;
+  }
 }
 
 std::string RaceVerifier::bufferName(const Write &write) {
@@ -255,145 +865,33 @@ std::string RaceVerifier::describeBlock(ArrayRef<int64_t> values) {
   return parts.size() == 1 ? "block " + joined : "block (" + joined + ")";
 }
 
-void RaceVerifier::check(const Write &write, ArrayRef<Formula> path) {
+std::string RaceVerifier::describeElement(const Write &write,
+                                          ArrayRef<int64_t> indices) {
+  SmallVector<std::string> parts;
+  for (int64_t index : indices)
+    parts.push_back(std::to_string(index));
+  // A swizzled tile's element, where the swizzle puts it.
+  if (write.swizzle && !indices.empty()) {
+    int64_t swizzled = write.swizzle.apply(indices.back());
+    parts.back() = std::to_string(swizzled / write.tileCols);
+    parts.push_back(std::to_string(swizzled % write.tileCols));
+  }
+  return "[" + llvm::join(parts, ", ") + "]";
+}
+
+bool RaceVerifier::reportRace(const Write &first, const Write &second,
+                              const Concurrency &concurrency) {
   IndexFormulas &f = formulas;
-  std::string name = bufferName(write);
-  Variation variation = variationOf(write.value);
-  for (Value index : write.indexValues)
-    variation |= variationOf(index);
-  bool betweenThreads = variation.thread;
-  // Blocks have shared memory of their own.
-  bool betweenBlocks = !write.shared && (variation.thread || variation.block);
-  if (!betweenThreads && !betweenBlocks) {
-    // Every thread writes the same value to the same element, as
-    // statements outside T.Parallel do.
-    ++numProved;
-    if (remarks)
-      write.op->emitRemark()
-          << "this write to " << name << " is the same in every thread";
-    return;
-  }
-  auto unknown = [&] {
-    ++numUnknown;
-    if (remarks)
-      write.op->emitRemark()
-          << "this write to " << name << " could not be proved free of races";
-  };
-  // The thread index the write and its conditions are computed from: a
-  // warp-specialized kernel's roles each number their threads from 0, and
-  // the lane index is one more. Two of them cannot be related.
-  SmallVector<unsigned, 2> threadVariables;
-  auto collectThreads = [&](const Formula &formula) {
-    for (unsigned var : formula.variables)
-      if (f.variables()[var].kind == VariableKind::ThreadIndex &&
-          !llvm::is_contained(threadVariables, var))
-        threadVariables.push_back(var);
-  };
-  for (const Formula &index : write.indices)
-    collectThreads(index);
-  for (const Formula &condition : path)
-    collectThreads(condition);
-  std::optional<Formula> thread = f.threadIndex();
-  if (threadVariables.size() > 1)
-    return unknown();
-  if (threadVariables.size() == 1)
-    thread = f.variableFormula(threadVariables.front());
-  if (betweenThreads && !thread)
-    return unknown();
-
-  // The second thread's copy of each formula.
-  auto other = [&](const Formula &formula) { return f.copy(formula, copies); };
-  Formula collide = f.boolean(true);
-  unsigned last = write.indices.size() - 1;
-  for (auto [dim, index] : llvm::enumerate(write.indices)) {
-    Formula distance = f.simplify(f.sub(index, other(index)));
-    if (dim == last && write.width > 1)
-      collide = f.logicalAnd(
-          collide, f.logicalAnd(f.lt(f.constant(-write.width), distance),
-                                f.lt(distance, f.constant(write.width))));
-    else
-      collide = f.logicalAnd(collide, f.eq(distance, f.constant(0)));
-  }
-  Formula sameBlock = f.boolean(true);
-  for (const Formula &block : kernel.blockIndices())
-    sameBlock = f.logicalAnd(sameBlock, f.eq(block, other(block)));
-  // The loops whose iterations a barrier separates, and the ranges of all
-  // enclosing loops.
-  Formula sameInterval = f.boolean(true);
-  SmallVector<Formula> ranges;
-  for (Operation *parent = write.op->getParentOp();
-       parent && parent != kernel.getKernel(); parent = parent->getParentOp()) {
-    auto loop = dyn_cast<scf::ForOp>(parent);
-    if (!loop)
-      continue;
-    llvm::append_range(ranges, kernel.loopConditions(loop));
-    if (loopSynchronizes(loop)) {
-      Formula iv = f.of(loop.getInductionVar());
-      sameInterval = f.logicalAnd(sameInterval, f.eq(iv, other(iv)));
-    }
-  }
-  Formula unordered = f.boolean(false);
-  if (betweenThreads)
-    unordered = f.logicalOr(
-        unordered,
-        f.logicalAnd(sameBlock,
-                     f.logicalAnd(f.logicalNot(f.eq(*thread, other(*thread))),
-                                  sameInterval)));
-  if (betweenBlocks)
-    unordered = f.logicalOr(unordered, f.logicalNot(sameBlock));
-  Formula goal = f.logicalNot(f.logicalAnd(collide, unordered));
-
-  auto proved = [&] {
-    ++numProved;
-    if (remarks)
-      write.op->emitRemark()
-          << "this write to " << name << " is proved free of races";
-  };
-  // The loop ranges alone prove most writes; unrolled copies of one store
-  // then ask the same question.
-  SmallVector<Formula> assumptions = ranges;
-  for (const Formula &range : ranges)
-    assumptions.push_back(other(range));
-  if (f.prove(assumptions, goal) == Proof::Proved)
-    return proved();
-  // An element computed from an unknown (a value from memory, a swizzle's
-  // exclusive or) is only proved with conditions that leave one thread.
-  bool exactElement = llvm::all_of(
-      write.indices, [](const Formula &index) { return index.exact; });
-  bool pathPicksThreads = llvm::any_of(path, [&](const Formula &condition) {
-    return llvm::any_of(condition.variables, [&](unsigned var) {
-      return f.variables()[var].kind == VariableKind::ThreadIndex;
-    });
-  });
-  if (!exactElement && !pathPicksThreads)
-    return unknown();
-  assumptions.assign(path.begin(), path.end());
-  for (const Formula &condition : path)
-    assumptions.push_back(other(condition));
-  // The values a message needs: the two threads, their blocks, and the
-  // element.
-  SmallVector<Formula> evaluate;
-  Formula threadFormula = thread ? *thread : f.constant(0);
-  evaluate.push_back(threadFormula);
-  evaluate.push_back(other(threadFormula));
-  for (const Formula &block : kernel.blockIndices()) {
-    evaluate.push_back(block);
-    evaluate.push_back(other(block));
-  }
-  for (const Formula &index : write.indices) {
-    evaluate.push_back(index);
-    evaluate.push_back(other(index));
-  }
   CounterExample example;
-  Proof proof = f.prove(assumptions, goal, &example, evaluate);
-  if (proof == Proof::Proved)
-    return proved();
-  // Lanes of a masked store may be off.
-  if (proof == Proof::Unknown || write.masked)
-    return unknown();
-
-  // Pairs of values, the first thread's and the second's; the threads are
-  // named in the order of their blocks, then of their indices.
+  SmallVector<Formula> evaluate;
+  if (ask(first, second, concurrency, /*withPaths=*/true, &example,
+          &evaluate) != Proof::Refuted)
+    return false;
+  VariableCopies &copies = copiesFor(concurrency);
+  bool self = &first == &second;
+  // Pairs of values, the first execution's and the second's. For a write
+  // and itself, the threads are named in the order of their blocks, then
+  // of their indices.
   ArrayRef<int64_t> values = example.values;
   unsigned numAxes = kernel.blockIndices().size();
   auto pairAt = [&](unsigned i) {
@@ -404,32 +902,46 @@ void RaceVerifier::check(const Write &write, ArrayRef<Formula> path) {
     firstBlock.push_back(pairAt(1 + axis).first);
     secondBlock.push_back(pairAt(1 + axis).second);
   }
-  auto [first, second] = pairAt(0);
-  bool swapped = std::tie(secondBlock, second) < std::tie(firstBlock, first);
+  auto [firstThread, secondThread] = pairAt(0);
+  bool swapped = self && std::tie(secondBlock, secondThread) <
+                             std::tie(firstBlock, firstThread);
   if (swapped) {
-    std::swap(first, second);
+    std::swap(firstThread, secondThread);
     std::swap(firstBlock, secondBlock);
   }
-  // The element both write: for vectors, the first lane the two share.
-  SmallVector<std::string> element;
-  for (unsigned dim = 0; dim <= last; ++dim) {
+  // The element both write: for vectors, the first element the two share.
+  SmallVector<int64_t> element;
+  for (unsigned dim = 0; dim < first.indices.size(); ++dim) {
     auto [a, b] = pairAt(1 + numAxes + dim);
-    element.push_back(std::to_string(std::max(a, b)));
+    element.push_back(std::max(a, b));
   }
-  std::string who =
-      firstBlock == secondBlock
-          ? llvm::formatv("threads {0} and {1} of {2}", first, second,
-                          describeBlock(firstBlock))
-                .str()
-          : llvm::formatv("thread {0} of {1} and thread {2} of {3}", first,
-                          describeBlock(firstBlock), second,
-                          describeBlock(secondBlock))
-                .str();
+  std::string who;
+  if (self)
+    who = firstBlock == secondBlock
+              ? llvm::formatv("threads {0} and {1} of {2}", firstThread,
+                              secondThread, describeBlock(firstBlock))
+                    .str()
+              : llvm::formatv("thread {0} of {1} and thread {2} of {3}",
+                              firstThread, describeBlock(firstBlock),
+                              secondThread, describeBlock(secondBlock))
+                    .str();
+  else
+    who = firstBlock == secondBlock
+              ? llvm::formatv("thread {0} here and thread {1} there, of {2},",
+                              firstThread, secondThread,
+                              describeBlock(firstBlock))
+                    .str()
+              : llvm::formatv("thread {0} of {1} here and thread {2} of {3} "
+                              "there",
+                              firstThread, describeBlock(firstBlock),
+                              secondThread, describeBlock(secondBlock))
+                    .str();
   // The rest of the execution: run-time dimensions and loop indices, each
-  // with the second thread's value where it differs.
+  // with the second execution's value where it differs.
   DenseMap<unsigned, unsigned> original;
   for (auto [from, to] : copies)
-    original[to] = from;
+    if (from != to)
+      original[to] = from;
   DenseMap<unsigned, int64_t> valueOf;
   for (auto [index, value] : example.variables)
     valueOf[index] = value;
@@ -441,41 +953,80 @@ void RaceVerifier::check(const Write &write, ArrayRef<Formula> path) {
       continue;
     int64_t firstValue = value;
     auto copy = copies.find(index);
-    if (copy == copies.end() || !valueOf.count(copy->second) ||
-        valueOf[copy->second] == value) {
+    if (copy == copies.end() || copy->second == index ||
+        !valueOf.count(copy->second) || valueOf[copy->second] == value) {
       context.push_back(llvm::formatv("{0} = {1}", var.name, value).str());
       continue;
     }
     int64_t secondValue = valueOf[copy->second];
     if (swapped)
       std::swap(firstValue, secondValue);
-    std::string text =
+    context.push_back(
         llvm::formatv("{0} = {1} and {2}", var.name, firstValue, secondValue)
-            .str();
-    context.push_back(text);
+            .str());
   }
-  InFlightDiagnostic diag = write.op->emitError();
-  diag << "this write to " << name << " races: " << who
-       << " both write element [" << llvm::join(element, ", ") << "]";
+  std::string name = bufferName(first);
+  InFlightDiagnostic diag = first.op->emitError();
+  diag << "this write to " << name << " races";
+  if (!self) {
+    unsigned line = 0;
+    if (auto loc = dyn_cast<FileLineColLoc>(second.op->getLoc()))
+      line = loc.getLine();
+    diag << " with the one "
+         << (line ? llvm::formatv("at line {0}", line).str()
+                  : std::string("noted"));
+  }
+  diag << ": " << who << " both write element "
+       << describeElement(first, element);
   if (!context.empty())
     diag << ", when " << llvm::join(context, ", ");
   diag << "; give each element one writer"
-       << (write.shared ? ", or separate the writes with a barrier"
-                        : ", or make the write atomic (T.atomic_add)");
+       << (first.shared ? ", or separate the writes with a barrier"
+           : self       ? ", or make the write atomic (T.atomic_add)"
+                        : ", or make the writes atomic (T.atomic_add)");
+  if (!self)
+    diag.attachNote(second.op->getLoc()) << "the other write";
   failed = true;
+  return true;
 }
 
 LogicalResult RaceVerifier::run() {
   computeVariations();
   // The thread index, for writes whose element does not depend on it.
   kernel.getKernel().walk([&](gpu::ThreadIdOp op) { formulas.of(op); });
+  // Writes by buffer, in the order of the code.
+  SmallVector<Value> buffers;
+  DenseMap<Value, SmallVector<Write, 4>> writes;
   kernel.walk([&](Operation *op, ArrayRef<Formula> path) {
-    if (std::optional<Write> write = matchWrite(op))
-      check(*write, path);
-    return !failed;
+    if (std::optional<Write> write = matchWrite(op, path)) {
+      auto [it, inserted] = writes.try_emplace(write->buffer);
+      if (inserted)
+        buffers.push_back(write->buffer);
+      it->second.push_back(std::move(*write));
+    }
+    return true;
   });
-  if (failed)
-    return failure();
+  unsigned numProved = 0, numUnknown = 0;
+  for (Value buffer : buffers) {
+    SmallVector<Write, 4> &group = writes[buffer];
+    // Each write with itself first: its races are the simplest to follow.
+    for (unsigned i = 0; i < group.size() && !failed; ++i)
+      checkPair(group[i], group[i]);
+    for (unsigned i = 0; i < group.size() && !failed; ++i)
+      for (unsigned j = i + 1; j < group.size() && !failed; ++j)
+        checkPair(group[i], group[j]);
+    if (failed)
+      return failure();
+    for (const Write &write : group) {
+      ++(write.unsupported ? numUnknown : numProved);
+      if (remarks)
+        write.op->emitRemark()
+            << "this write to " << bufferName(write)
+            << (write.unsupported  ? " could not be proved free of races"
+                : isUniform(write) ? " is the same in every thread"
+                                   : " is proved free of races");
+    }
+  }
   if (remarks)
     kernel.getKernel().emitRemark()
         << "races of this kernel's " << numProved + numUnknown

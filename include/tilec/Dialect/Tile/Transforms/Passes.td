@@ -323,22 +323,27 @@ def TileVerifyRaces : Pass<"tile-verify-races", "mlir::func::FuncOp"> {
   let summary = "Prove with Z3 that no two threads write one element unordered";
   let description = [{
     For per-thread code (after `tile-lower-loops`), proves with the Z3
-    prover that no store to a tensor argument or a shared buffer can write
-    an element that another thread writes with nothing to order the two:
-    a thread of another block (for tensors), or another thread of the
-    block in the same iteration of every enclosing loop that holds a
-    barrier. The facts are the bounds verifier's: the launch, loop ranges,
-    enclosing conditions and `tile.assume`.
+    prover that no two writes to a tensor argument or a shared buffer
+    (stores, vector stores, `nvgpu.device_async_copy` destinations; a write
+    and itself included) can write one element from two threads with
+    nothing to order them: a thread of another block (for tensors), or
+    another thread of the block between the same two barriers. The facts
+    are the bounds verifier's: the launch, loop ranges, enclosing
+    conditions and `tile.assume`.
 
     - Proved: nothing changes.
-    - Refuted: an error at the store naming the two threads, their blocks,
-      and the element both write.
-    - Unknown (data-dependent indices, non-linear arithmetic, the
-      resource limit): nothing changes; with `remarks`, a remark says so.
+    - Refuted, for executions unordered for sure (nothing that
+      synchronizes between them): an error at the store naming the two
+      threads, their blocks, and the element both write, with a note at
+      the other write of a pair.
+    - Unknown (data-dependent indices, non-linear arithmetic, the resource
+      limit, executions unordered only across a loop's iterations): nothing
+      changes; with `remarks`, a remark says so.
 
-    A store whose element and value are the same in every thread (a
-    statement outside `T.Parallel`, which every thread runs alike) is not
-    a race. With `remarks`, every store gets a remark.
+    Swizzled shared tiles are compared before the swizzle, which permutes
+    runs of elements whole. A store whose element and value are the same
+    in every thread (a statement outside `T.Parallel`, which every thread
+    runs alike) is not a race. With `remarks`, every write gets a remark.
   }];
   let options = [
     Option<"remarks", "remarks", "bool", "false",

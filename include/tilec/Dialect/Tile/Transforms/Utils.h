@@ -105,6 +105,21 @@ mlir::Value emitSharedAddress(mlir::OpBuilder &builder, mlir::Location loc,
 mlir::Value emitSharedPointer(mlir::OpBuilder &builder, mlir::Location loc,
                               mlir::Value view, mlir::Value byteOffset);
 
+/// Where a swizzled tile of `cols` columns keeps the element at `offset`
+/// in its unswizzled layout: (row, column) of `swizzle(offset)`.
+std::pair<mlir::Value, mlir::Value>
+emitSwizzledTileIndices(mlir::OpBuilder &builder, mlir::Location loc,
+                        mlir::Value offset, SwizzleAttr swizzle, int64_t cols);
+
+/// The unswizzled offset and the swizzle of a row and column that
+/// emitSwizzledTileIndices made for a tile of `cols` columns.
+struct SwizzledOffset {
+  mlir::Value offset;
+  SwizzleAttr swizzle;
+};
+std::optional<SwizzledOffset>
+matchSwizzledTileIndices(mlir::Value row, mlir::Value column, int64_t cols);
+
 /// How a diagnostic names a fragment: "fragment 'acc'" when the front end
 /// named it, "a fragment" otherwise.
 std::string describeFragment(mlir::Value fragment);
