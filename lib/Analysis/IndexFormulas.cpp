@@ -551,6 +551,17 @@ Formula IndexFormulas::translate(Value value) {
       return logicalAnd(operand(0), operand(1));
     // A mask of contiguous bits [shift, shift + width) of a non-negative
     // value: its quotient by 2^shift, modulo 2^width, in place.
+    // A mask that clears the low k bits: the multiple of 2^k below.
+    APInt clear;
+    if (matchPattern(op->getOperand(1), m_ConstantInt(&clear)) &&
+        clear.isNegative() && (-clear).isPowerOf2() &&
+        (-clear).getSignificantBits() <= 63) {
+      int64_t unit = (-clear).getSExtValue();
+      Formula a = operand(0);
+      Formula result = mul(floorDiv(a, unit), constant(unit));
+      exactIfNonNegative(result, a);
+      return result;
+    }
     std::optional<int64_t> mask = positiveConstant(1);
     if (mask && llvm::isShiftedMask_64(*mask)) {
       unsigned shift = llvm::countr_zero(static_cast<uint64_t>(*mask));

@@ -35,17 +35,53 @@ inline std::optional<int64_t> bounded(__int128 value) {
 }
 } // namespace detail
 
+/// Making a Z3 context takes milliseconds, more than most kernels' proofs:
+/// the IndexFormulas made on a thread share one, which is made anew once
+/// none is alive and kMaxUses have used it, so that its terms do not pile
+/// up in a long-lived process.
+class SharedContext {
+public:
+  static Z3_context acquire() {
+    SharedContext &shared = get();
+    if (shared.ctx && !shared.alive && shared.uses >= kMaxUses)
+      shared.reset();
+    if (!shared.ctx) {
+      Z3_config config = Z3_mk_config();
+      shared.ctx = Z3_mk_context(config);
+      Z3_del_config(config);
+      Z3_set_error_handler(shared.ctx, detail::ignoreErrors);
+    }
+    ++shared.uses;
+    ++shared.alive;
+    return shared.ctx;
+  }
+  static void release() { --get().alive; }
+
+  ~SharedContext() { reset(); }
+
+private:
+  static constexpr unsigned kMaxUses = 64;
+  static SharedContext &get() {
+    thread_local SharedContext shared;
+    return shared;
+  }
+  void reset() {
+    if (ctx)
+      Z3_del_context(ctx);
+    ctx = nullptr;
+    uses = 0;
+  }
+  Z3_context ctx = nullptr;
+  unsigned uses = 0, alive = 0;
+};
+
 struct IndexFormulas::Impl {
   Z3_context ctx;
   Z3_solver solver;
   Z3_sort intSort;
   Z3_sort boolSort;
 
-  explicit Impl(unsigned resourceLimit) {
-    Z3_config config = Z3_mk_config();
-    ctx = Z3_mk_context(config);
-    Z3_del_config(config);
-    Z3_set_error_handler(ctx, detail::ignoreErrors);
+  explicit Impl(unsigned resourceLimit) : ctx(SharedContext::acquire()) {
     intSort = Z3_mk_int_sort(ctx);
     boolSort = Z3_mk_bool_sort(ctx);
     solver = Z3_mk_solver_for_logic(ctx, Z3_mk_string_symbol(ctx, "QF_LIA"));
@@ -61,7 +97,7 @@ struct IndexFormulas::Impl {
   }
   ~Impl() {
     Z3_solver_dec_ref(ctx, solver);
-    Z3_del_context(ctx);
+    SharedContext::release();
   }
   bool failed() const { return Z3_get_error_code(ctx) != Z3_OK; }
 };

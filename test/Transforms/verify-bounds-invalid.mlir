@@ -110,3 +110,84 @@ func.func @weak_assumption(%a: memref<?xf32> {tile.dims = array<i64: 1>}, %m: in
   }
   return
 }
+
+// -----
+
+// Shared memory past the tile: thread t writes S[t + 1].
+func.func @shared_past_the_end(%a: memref<128xf32>) attributes {tile.arg_names = ["A"]} {
+  %c1 = arith.constant 1 : index
+  tile.kernel blocks(%bx) in (%c1) threads(128) {
+    %t = gpu.thread_id x upper_bound 128
+    %s = tile.alloc_shared : memref<128xf32, #tile.shared> loc("S"(unknown))
+    %x = memref.load %a[%t] : memref<128xf32>
+    %u = arith.addi %t, %c1 : index
+    // expected-error@+1 {{this write to shared buffer 'S' can be out of bounds: index 128 along dimension 0, of extent 128, when thread = 127; guard it with an if, or state what the launch guarantees with T.assume}}
+    memref.store %x, %s[%u] : memref<128xf32, #tile.shared>
+  }
+  return
+}
+
+// -----
+
+// A swizzled tile written one column to the right: the column before the
+// swizzle, read back from its offset, runs past the row.
+func.func @swizzled_past_the_row(%a: memref<64x64xf16>) attributes {tile.arg_names = ["A"]} {
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c6 = arith.constant 6 : index
+  %c8 = arith.constant 8 : index
+  %c56 = arith.constant 56 : index
+  %c63 = arith.constant 63 : index
+  %c64 = arith.constant 64 : index
+  %cst = arith.constant 1.0 : f16
+  tile.kernel blocks(%bx) in (%c1) threads(64) {
+    %t = gpu.thread_id x upper_bound 64
+    %s = tile.alloc_shared {layout = #tile.shared_layout<[64, 64], (d0, d1) -> (d1 + d0 * 64), swizzle = <bits = 3, base = 3, shift = 3>>} : memref<64x64xf16, #tile.shared>
+    %c = arith.addi %t, %c1 : index
+    %rows = arith.muli %c3, %c64 : index
+    %o = arith.addi %rows, %c : index
+    %high = arith.shrui %o, %c3 : index
+    %source = arith.andi %high, %c56 : index
+    %x = arith.xori %o, %source : index
+    %row = arith.shrui %x, %c6 : index
+    %col = arith.andi %x, %c63 : index
+    // expected-error@+1 {{this write to a shared buffer can be out of bounds: index 64 along dimension 1, of extent 64, when thread = 63}}
+    memref.store %cst, %s[%row, %col] : memref<64x64xf16, #tile.shared>
+  }
+  return
+}
+
+// -----
+
+// A cp.async cannot be guarded where it writes: a chunk past the shared
+// tile is an error.
+func.func @async_past_the_tile(%a: memref<512xf32>) attributes {tile.arg_names = ["A"]} {
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  tile.kernel blocks(%bx) in (%c1) threads(32) {
+    %t = gpu.thread_id x upper_bound 32
+    %buf = tile.alloc_shared : memref<64xf32, #tile.shared>
+    %cast = memref.memory_space_cast %buf : memref<64xf32, #tile.shared> to memref<64xf32, #gpu.address_space<workgroup>>
+    %j = arith.muli %t, %c4 : index
+    // expected-error@+1 {{this write to a shared buffer can be out of bounds: indices 64 to 67 along dimension 0, of extent 64, when thread = 16}}
+    %token = nvgpu.device_async_copy %a[%j], %cast[%j], 4 : memref<512xf32> to memref<64xf32, #gpu.address_space<workgroup>>
+  }
+  return
+}
+
+// -----
+
+// Three stages of a buffer of two: the view of the third is outside it.
+func.func @stage_past_the_buffer(%a: memref<64xf32>) attributes {tile.arg_names = ["A"]} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  tile.kernel blocks(%bx) in (%c1) threads(64) {
+    %buf = tile.alloc_shared : memref<2x64xf32, #tile.shared>
+    scf.for %k = %c0 to %c3 step %c1 {
+      // expected-error@+1 {{this view of a shared buffer can be out of bounds: index 2 along dimension 0, of extent 2, when the loop index at line 187 = 2}}
+      %view = memref.subview %buf[%k, 0] [1, 64] [1, 1] : memref<2x64xf32, #tile.shared> to memref<64xf32, strided<[1], offset: ?>, #tile.shared>
+    }
+  }
+  return
+}

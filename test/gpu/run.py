@@ -321,7 +321,7 @@ def verify(args):
         result = subprocess.run(cmd, capture_output=True, text=True)
         counts = {}
         for line in result.stderr.splitlines():
-            for pattern in [r"tensor accesses: (\d+) proved, (\d+) guarded",
+            for pattern in [r"memory accesses: (\d+) proved, (\d+) guarded",
                             r"writes: (\d+) proved free, (\d+) not proved"]:
                 match = re.search(pattern, line)
                 if match:

@@ -652,14 +652,14 @@ int main(int argc, char **argv) {
                "warpgroup of their own");
   app.add_flag("--no-verify", options.noVerify,
                "Skip the Z3 verifiers: no proofs of annotated layouts, of "
-               "tensor accesses or of writes, no errors for accesses that "
-               "can leave their tensor or writes that race, and no guards "
+               "memory accesses or of writes, no errors for accesses that "
+               "can leave their buffer or writes that race, and no guards "
                "for accesses not proved in bounds");
   app.add_flag("--verify-only", options.verifyOnly,
                "Run the front end and the tile passes with the Z3 "
-               "verifiers, print a remark for every tensor access (proved "
+               "verifiers, print a remark for every memory access (proved "
                "or guarded) and every write (proved free of races or not), "
-               "an error for each access that can leave its tensor and "
+               "an error for each access that can leave its buffer and "
                "each write that races, and a summary per kernel, and write "
                "nothing")
       ->excludes("--no-verify")
@@ -667,7 +667,7 @@ int main(int argc, char **argv) {
       ->excludes("--output");
   app.add_option("-R", options.remarks,
                  "Print the remarks of a pass: -Rbounds, the bounds "
-                 "verifier's for every tensor access; -Rraces, the race "
+                 "verifier's for every memory access; -Rraces, the race "
                  "verifier's for every write")
       ->check(CLI::IsMember({"bounds", "races"}))
       ->type_name("bounds|races")

@@ -1,14 +1,20 @@
-//===- VerifyBounds.cpp - Tensor accesses proved in bounds with Z3 --------===//
+//===- VerifyBounds.cpp - Memory accesses proved in bounds with Z3 --------===//
 //
 // Part of tilec. Walks a kernel's per-thread code with the conditions under
 // which each statement runs (loop ranges, enclosing ifs, T.assume facts)
-// and asks Z3 whether each tensor access can leave its tensor.
+// and asks Z3 whether each access of a tensor, shared or local buffer, and
+// each region a copy reads or writes, can leave its buffer.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tilec/Dialect/Tile/Transforms/KernelFormulas.h"
 #include "tilec/Dialect/Tile/Transforms/Passes.h"
+#include "tilec/Dialect/Tile/Transforms/Utils.h"
 
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -24,41 +30,149 @@ using namespace tilec::tile;
 
 namespace {
 
-/// A load or store of a tensor argument: its indices and, for vectors, the
-/// extent of the vector along each trailing dimension.
-struct Access {
-  Operation *op;
-  BlockArgument tensor;
-  SmallVector<Value> indices;
-  SmallVector<int64_t> widths;
-  bool isWrite;
+/// Where a buffer lives.
+enum class BufferKind { Tensor, Shared, Local };
+
+/// What reads or writes the elements of a region.
+enum class AccessForm {
+  /// A load or store, which a guard can skip.
+  Plain,
+  /// The source of a cp.async, which a guard turns into a zero fill.
+  CopySource,
+  /// A region that cannot be guarded: the destination of a cp.async, the
+  /// rows ldmatrix reads for its warp.
+  Unguardable,
+  /// A view of a buffer (the stage of a pipelined one), which cannot be
+  /// guarded either.
+  View,
 };
 
-std::optional<Access> matchAccess(Operation *op) {
-  // Masked stores are this pass's own guards.
+/// An access of a buffer: its indices into the memref it names and, for
+/// vectors and copies, the extent of the region along each trailing
+/// dimension.
+struct Access {
+  Operation *op;
+  /// The memref as the access names it (a view, for shared buffers).
+  Value buffer;
+  BufferKind kind;
+  AccessForm form;
+  /// Values, but for the constant offsets of views.
+  SmallVector<OpFoldResult> indices;
+  SmallVector<int64_t> widths;
+  bool isWrite;
+
+  const char *verb() const {
+    return form == AccessForm::View ? "view of"
+           : isWrite                ? "write to"
+                                    : "read of";
+  }
+};
+
+/// The buffer `memref` is a view of, and where it lives; nullopt for
+/// memory the verifier does not know.
+std::optional<std::pair<Value, BufferKind>> rootBuffer(Value memref,
+                                                       func::FuncOp func) {
+  while (true) {
+    if (auto view = memref.getDefiningOp<memref::SubViewOp>())
+      memref = view.getSource();
+    else if (auto cast = memref.getDefiningOp<memref::MemorySpaceCastOp>())
+      memref = cast.getSource();
+    else
+      break;
+  }
+  if (auto arg = dyn_cast<BlockArgument>(memref))
+    if (arg.getOwner()->getParentOp() == func)
+      return std::make_pair(memref, BufferKind::Tensor);
+  if (memref.getDefiningOp<AllocSharedOp>())
+    return std::make_pair(memref, BufferKind::Shared);
+  if (memref.getDefiningOp<memref::AllocaOp>())
+    return std::make_pair(memref, BufferKind::Local);
+  return std::nullopt;
+}
+
+/// The widths of a region of `extents` along the trailing dimensions of
+/// `rank` indices.
+SmallVector<int64_t> trailingWidths(unsigned rank, ArrayRef<int64_t> extents) {
+  SmallVector<int64_t> widths(rank, 1);
+  for (auto [i, extent] : llvm::enumerate(llvm::reverse(extents)))
+    if (i < rank)
+      widths[rank - 1 - i] = extent;
+  return widths;
+}
+
+/// The accesses `op` makes of buffers the verifier knows: none, one, or
+/// two (a copy's source and destination).
+SmallVector<Access, 2> matchAccesses(Operation *op, func::FuncOp func) {
+  SmallVector<Access, 2> accesses;
+  auto add = [&](Value memref, ArrayRef<OpFoldResult> indices,
+                 ArrayRef<int64_t> extents, bool isWrite, AccessForm form) {
+    std::optional<std::pair<Value, BufferKind>> root = rootBuffer(memref, func);
+    if (!root)
+      return;
+    Access access{op,
+                  memref,
+                  root->second,
+                  form,
+                  SmallVector<OpFoldResult>(indices),
+                  trailingWidths(indices.size(), extents),
+                  isWrite};
+    // Tensors are indexed directly; views of them are not.
+    if (root->second == BufferKind::Tensor && root->first != memref)
+      return;
+    accesses.push_back(std::move(access));
+  };
+  if (auto copy = dyn_cast<nvgpu::DeviceAsyncCopyOp>(op)) {
+    int64_t elements = copy.getDstElements().getZExtValue();
+    add(copy.getSrc(), getAsOpFoldResult(copy.getSrcIndices()), {elements},
+        false, AccessForm::CopySource);
+    add(copy.getDst(), getAsOpFoldResult(copy.getDstIndices()), {elements},
+        true, AccessForm::Unguardable);
+    return accesses;
+  }
+  if (auto ldmatrix = dyn_cast<nvgpu::LdMatrixOp>(op)) {
+    // Each lane names one row of 16 bytes.
+    auto type = cast<MemRefType>(ldmatrix.getSrcMemref().getType());
+    int64_t bits = type.getElementTypeBitWidth();
+    add(ldmatrix.getSrcMemref(), getAsOpFoldResult(ldmatrix.getIndices()),
+        {bits ? 128 / bits : 1}, false, AccessForm::Unguardable);
+    return accesses;
+  }
+  if (auto atomic = dyn_cast<memref::AtomicRMWOp>(op)) {
+    add(atomic.getMemref(), getAsOpFoldResult(atomic.getIndices()), {}, true,
+        AccessForm::Plain);
+    return accesses;
+  }
+  if (auto view = dyn_cast<memref::SubViewOp>(op)) {
+    // A stage of a pipelined buffer: the view must lie inside it. Views of
+    // tensors are not made.
+    std::optional<SmallVector<int64_t>> sizes =
+        getConstantIntValues(view.getMixedSizes());
+    if (!sizes || llvm::any_of(view.getStaticStrides(),
+                               [](int64_t stride) { return stride != 1; }))
+      return accesses;
+    SmallVector<int64_t> widths = trailingWidths(sizes->size(), *sizes);
+    add(view.getSource(), view.getMixedOffsets(), {}, false, AccessForm::View);
+    if (!accesses.empty())
+      accesses.back().widths = widths;
+    return accesses;
+  }
   std::optional<MemoryAccess> memory = matchMemoryAccess(op);
+  // Masked stores are this pass's own guards.
   if (!memory || memory->masked)
-    return std::nullopt;
-  Access access;
-  access.op = op;
-  access.indices = memory->indices;
-  access.isWrite = memory->isWrite();
+    return accesses;
   VectorType vectorType = memory->vectorType;
   // Vector accesses are guarded with a mask along the last dimension.
   if (vectorType && vectorType.getRank() != 1)
-    return std::nullopt;
-  auto tensor = dyn_cast<BlockArgument>(memory->memref);
-  if (!tensor || !isa<func::FuncOp>(tensor.getOwner()->getParentOp()))
-    return std::nullopt;
-  access.tensor = tensor;
-  access.widths.assign(access.indices.size(), 1);
-  if (vectorType) {
-    ArrayRef<int64_t> shape = vectorType.getShape();
-    for (auto [i, extent] : llvm::enumerate(llvm::reverse(shape)))
-      if (i < access.widths.size())
-        access.widths[access.widths.size() - 1 - i] = extent;
-  }
-  return access;
+    return accesses;
+  add(memory->memref, getAsOpFoldResult(memory->indices),
+      vectorType ? vectorType.getShape() : ArrayRef<int64_t>(),
+      memory->isWrite(), AccessForm::Plain);
+  return accesses;
+}
+
+bool isBulkTensorCopy(Operation *op) {
+  return isa<NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp,
+             NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp>(op);
 }
 
 class BoundsVerifier {
@@ -71,16 +185,34 @@ public:
   LogicalResult run();
 
 private:
+  /// Per dimension: the index, the extent, and that the index and the last
+  /// element of the region stay inside it.
+  struct DimBounds {
+    Formula index, size, inBounds;
+    /// For a swizzled tile, its shape: `index` is an element's offset in
+    /// it before the swizzle.
+    SmallVector<int64_t, 2> tile = {};
+  };
+  /// For an access of a swizzled shared tile, the bounds of its offset in
+  /// the tile before the swizzle, which stand for its last two indices.
+  std::optional<SmallVector<DimBounds, 2>>
+  swizzledTileBounds(const Access &access);
   void checkAccess(const Access &access, ArrayRef<Formula> path);
   void guardAccess(const Access &access);
-  Value extentValue(OpBuilder &b, Location loc, BlockArgument tensor,
+  std::string bufferName(const Access &access);
+  std::optional<Formula> extent(const Access &access, unsigned dim);
+  Value extentValue(OpBuilder &b, Location loc, const Access &access,
                     unsigned dim);
+  /// Whether the remarks and counts leave `access` out: constant indices
+  /// of a local buffer (the registers of fragments) are checked, but are
+  /// too many to report.
+  bool isQuiet(const Access &access);
 
   KernelFormulas kernel;
   IndexFormulas &formulas;
   bool guard, remarks;
   bool failed = false;
-  unsigned numProved = 0;
+  unsigned numProved = 0, numUnguarded = 0, numBulk = 0;
   SmallVector<Access> toGuard;
   SmallVector<std::pair<scf::IfOp, bool>> toFold;
 };
@@ -88,8 +220,15 @@ private:
 LogicalResult BoundsVerifier::run() {
   kernel.walk(
       [&](Operation *op, ArrayRef<Formula> path) {
-        if (std::optional<Access> access = matchAccess(op))
-          checkAccess(*access, path);
+        if (isBulkTensorCopy(op)) {
+          ++numBulk;
+          if (remarks)
+            op->emitRemark() << "this bulk tensor copy is kept in bounds by "
+                                "the copy engine";
+          return true;
+        }
+        for (const Access &access : matchAccesses(op, kernel.getFunc()))
+          checkAccess(access, path);
         return !failed;
       },
       [&](scf::IfOp ifOp, bool thenBranch) {
@@ -97,13 +236,20 @@ LogicalResult BoundsVerifier::run() {
       });
   if (failed)
     return failure();
-  if (remarks)
-    kernel.getKernel().emitRemark()
-        << "bounds of this kernel's " << numProved + toGuard.size()
-        << " tensor accesses: " << numProved << " proved, " << toGuard.size()
-        << " guarded; " << toFold.size()
-        << " branches decided at compile time (" << formulas.numQueries()
-        << " queries)";
+  if (remarks) {
+    InFlightDiagnostic diag = kernel.getKernel().emitRemark();
+    diag << "bounds of this kernel's "
+         << numProved + toGuard.size() + numUnguarded
+         << " memory accesses: " << numProved << " proved, " << toGuard.size()
+         << " guarded";
+    if (numUnguarded)
+      diag << ", " << numUnguarded << " not proved and not guardable";
+    if (numBulk)
+      diag << "; " << numBulk
+           << " bulk tensor copies, kept in bounds by the copy engine";
+    diag << "; " << toFold.size() << " branches decided at compile time ("
+         << formulas.numQueries() << " queries)";
+  }
 
   IRRewriter rewriter(kernel.getKernel().getContext());
   for (const Access &access : toGuard)
@@ -126,34 +272,162 @@ LogicalResult BoundsVerifier::run() {
   return success();
 }
 
+std::string BoundsVerifier::bufferName(const Access &access) {
+  std::optional<std::pair<Value, BufferKind>> root =
+      rootBuffer(access.buffer, kernel.getFunc());
+  if (access.kind == BufferKind::Tensor)
+    return "'" +
+           kernel.argName(cast<BlockArgument>(root->first).getArgNumber()) +
+           "'";
+  const char *kind =
+      access.kind == BufferKind::Shared ? "shared buffer" : "local buffer";
+  if (Operation *def = root->first.getDefiningOp())
+    if (auto loc = dyn_cast<NameLoc>(def->getLoc()))
+      return (Twine(kind) + " '" + loc.getName().getValue() + "'").str();
+  return (Twine("a ") + kind).str();
+}
+
+std::optional<Formula> BoundsVerifier::extent(const Access &access,
+                                              unsigned dim) {
+  if (access.kind == BufferKind::Tensor)
+    return kernel.extent(cast<BlockArgument>(access.buffer), dim);
+  auto type = cast<MemRefType>(access.buffer.getType());
+  if (type.isDynamicDim(dim))
+    return std::nullopt;
+  return formulas.constant(type.getDimSize(dim));
+}
+
+bool BoundsVerifier::isQuiet(const Access &access) {
+  return access.kind == BufferKind::Local &&
+         llvm::all_of(access.indices, [](OpFoldResult index) {
+           return getConstantIntValue(index).has_value();
+         });
+}
+
+/// The row and column whose offset in a tile of `rows` x `cols` elements
+/// `offset` is, as tile-swizzle-shared computes it: row * cols + column,
+/// or, for panels of `p` columns, (column / p) * rows * p + row * p +
+/// column mod p.
+static std::optional<std::pair<Value, Value>>
+matchTileOffset(Value offset, int64_t rows, int64_t cols) {
+  auto scaled = [](Value v, int64_t factor) -> Value {
+    auto mul = v.getDefiningOp<arith::MulIOp>();
+    APInt c;
+    if (mul && matchPattern(mul.getRhs(), m_ConstantInt(&c)) &&
+        c.getSExtValue() == factor)
+      return mul.getLhs();
+    return Value();
+  };
+  auto add = offset.getDefiningOp<arith::AddIOp>();
+  if (!add)
+    return std::nullopt;
+  if (Value row = scaled(add.getLhs(), cols))
+    return std::make_pair(row, add.getRhs());
+  // Panels: the first term is the panel's start, the second the offset in
+  // the panel.
+  auto inner = add.getRhs().getDefiningOp<arith::AddIOp>();
+  if (!inner)
+    return std::nullopt;
+  auto remainder = inner.getRhs().getDefiningOp<arith::RemUIOp>();
+  APInt p;
+  if (!remainder || !matchPattern(remainder.getRhs(), m_ConstantInt(&p)))
+    return std::nullopt;
+  Value panel = scaled(add.getLhs(), rows * p.getSExtValue());
+  auto quotient = panel ? panel.getDefiningOp<arith::DivUIOp>() : nullptr;
+  Value row = scaled(inner.getLhs(), p.getSExtValue());
+  if (!quotient || !row || quotient.getLhs() != remainder.getLhs() ||
+      quotient.getRhs() != remainder.getRhs())
+    return std::nullopt;
+  return std::make_pair(row, remainder.getLhs());
+}
+
+std::optional<SmallVector<BoundsVerifier::DimBounds, 2>>
+BoundsVerifier::swizzledTileBounds(const Access &access) {
+  unsigned rank = access.indices.size();
+  auto type = cast<MemRefType>(access.buffer.getType());
+  if (access.kind != BufferKind::Shared || rank < 2 || !type.hasStaticShape() ||
+      !isa<Value>(access.indices[rank - 2]) ||
+      !isa<Value>(access.indices[rank - 1]) || access.widths[rank - 2] != 1)
+    return std::nullopt;
+  int64_t rows = type.getShape()[rank - 2], cols = type.getShape().back();
+  std::optional<SwizzledOffset> swizzled =
+      matchSwizzledTileIndices(cast<Value>(access.indices[rank - 2]),
+                               cast<Value>(access.indices[rank - 1]), cols);
+  if (!swizzled)
+    return std::nullopt;
+  SwizzleAttr swizzle = swizzled->swizzle;
+  int64_t run = int64_t(1) << swizzle.getBase();
+  int64_t period = int64_t(1) << (swizzle.getBase() + swizzle.getShift() +
+                                  swizzle.getBits());
+  if ((rows * cols) % period != 0 || cols % run != 0)
+    return std::nullopt;
+  IndexFormulas &f = formulas;
+  Formula offset = f.of(swizzled->offset);
+  int64_t width = access.widths.back();
+  // A vector stays in its run, which the swizzle moves whole.
+  Formula withinRun = f.boolean(true);
+  if (width > 1)
+    withinRun =
+        f.le(f.add(f.mod(offset, run), f.constant(width)), f.constant(run));
+  auto inRange = [&](const Formula &index, int64_t extent, int64_t span) {
+    return f.logicalAnd(
+        f.le(f.constant(0), index),
+        f.lt(f.add(index, f.constant(span - 1)), f.constant(extent)));
+  };
+  // The row and column before the swizzle, where they can be read back
+  // from the offset, for messages in the program's terms.
+  if (std::optional<std::pair<Value, Value>> element =
+          matchTileOffset(swizzled->offset, rows, cols)) {
+    Formula row = f.of(element->first), column = f.of(element->second);
+    return SmallVector<DimBounds, 2>{
+        DimBounds{row, f.constant(rows), inRange(row, rows, 1)},
+        DimBounds{column, f.constant(cols),
+                  f.logicalAnd(inRange(column, cols, width), withinRun)}};
+  }
+  return SmallVector<DimBounds, 2>{
+      DimBounds{offset,
+                f.constant(rows * cols),
+                f.logicalAnd(inRange(offset, rows * cols, width), withinRun),
+                {rows, cols}}};
+}
+
 void BoundsVerifier::checkAccess(const Access &access, ArrayRef<Formula> path) {
-  std::string tensorName = kernel.argName(access.tensor.getArgNumber());
-  const char *verb = access.isWrite ? "write to" : "read of";
+  std::string name = bufferName(access);
+  const char *verb = access.verb();
+  bool quiet = isQuiet(access);
   auto proved = [&] {
+    if (quiet)
+      return;
     ++numProved;
     if (remarks)
       access.op->emitRemark()
-          << "this " << verb << " '" << tensorName << "' is proved in bounds";
-  };
-  // Per dimension: the index, the extent, and that the index and the last
-  // lane stay inside it.
-  struct DimBounds {
-    Formula index, size, inBounds;
+          << "this " << verb << " " << name << " is proved in bounds";
   };
   SmallVector<std::optional<DimBounds>, 4> dims;
   for (auto [dim, indexValue] : llvm::enumerate(access.indices)) {
-    std::optional<Formula> size = kernel.extent(access.tensor, dim);
+    std::optional<Formula> size = extent(access, dim);
     if (!size) {
       dims.push_back(std::nullopt);
       continue;
     }
-    Formula index = formulas.of(indexValue);
+    Formula index = isa<Value>(indexValue)
+                        ? formulas.of(cast<Value>(indexValue))
+                        : formulas.constant(*getConstantIntValue(indexValue));
     Formula last =
         formulas.add(index, formulas.constant(access.widths[dim] - 1));
     dims.push_back(
         DimBounds{index, *size,
                   formulas.logicalAnd(formulas.le(formulas.constant(0), index),
                                       formulas.lt(last, *size))});
+  }
+  // A swizzled tile's row and column are in bounds where the offset before
+  // the swizzle is inside the tile: the swizzle maps each of its periods
+  // onto itself, and keeps runs of 2^base elements whole. That is cheaper
+  // to prove than through the exclusive or.
+  if (std::optional<SmallVector<DimBounds, 2>> tile =
+          swizzledTileBounds(access)) {
+    dims.pop_back_n(2);
+    llvm::append_range(dims, *tile);
   }
   // All dimensions at once first: most accesses are in bounds.
   if (llvm::all_of(dims, [](const auto &d) { return d.has_value(); })) {
@@ -178,42 +452,61 @@ void BoundsVerifier::checkAccess(const Access &access, ArrayRef<Formula> path) {
       unknown = true;
       continue;
     }
-    std::string element =
-        access.widths[dim] > 1
-            ? llvm::formatv("indices {0} to {1}", example.values[0],
-                            example.values[0] + access.widths[dim] - 1)
-                  .str()
-            : llvm::formatv("index {0}", example.values[0]).str();
-    access.op->emitError()
-        << "this " << verb << " '" << tensorName
-        << "' can be out of bounds: " << element << " along dimension " << dim
-        << ", of extent " << example.values[1] << ", when "
-        << kernel.describe(example)
-        << "; guard it with an if, or state what the launch guarantees "
-           "with T.assume";
+    std::string where;
+    if (!bounds->tile.empty()) {
+      // The offset stands for the last two dimensions, of the whole tile.
+      int64_t width = access.widths.back();
+      where = llvm::formatv("{0} {1} of its {2}x{3} tile, before the swizzle",
+                            width > 1 ? "offsets" : "offset",
+                            width > 1
+                                ? llvm::formatv("{0} to {1}", example.values[0],
+                                                example.values[0] + width - 1)
+                                      .str()
+                                : std::to_string(example.values[0]),
+                            bounds->tile[0], bounds->tile[1])
+                  .str();
+    } else {
+      where = (access.widths[dim] > 1
+                   ? llvm::formatv("indices {0} to {1}", example.values[0],
+                                   example.values[0] + access.widths[dim] - 1)
+                         .str()
+                   : llvm::formatv("index {0}", example.values[0]).str()) +
+              llvm::formatv(" along dimension {0}, of extent {1}", dim,
+                            example.values[1])
+                  .str();
+    }
+    access.op->emitError() << "this " << verb << " " << name
+                           << " can be out of bounds: " << where << ", when "
+                           << kernel.describe(example)
+                           << "; guard it with an if, or state what the "
+                              "launch guarantees with T.assume";
     failed = true;
     return;
   }
-  if (unknown) {
-    if (guard)
-      toGuard.push_back(access);
-    if (remarks)
-      access.op->emitRemark() << "this " << verb << " '" << tensorName
-                              << "' could not be proved in bounds"
-                              << (guard ? "; it is guarded" : "");
-    return;
-  }
-  proved();
+  if (!unknown)
+    return proved();
+  bool guardable = guard && (access.form == AccessForm::Plain ||
+                             access.form == AccessForm::CopySource);
+  if (guardable)
+    toGuard.push_back(access);
+  else if (!quiet)
+    ++numUnguarded;
+  if (remarks && !quiet)
+    access.op->emitRemark()
+        << "this " << verb << " " << name << " could not be proved in bounds"
+        << (guardable ? "; it is guarded" : "");
 }
 
 Value BoundsVerifier::extentValue(OpBuilder &b, Location loc,
-                                  BlockArgument tensor, unsigned dim) {
-  auto type = cast<MemRefType>(tensor.getType());
+                                  const Access &access, unsigned dim) {
+  auto type = cast<MemRefType>(access.buffer.getType());
   if (!type.isDynamicDim(dim))
     return arith::ConstantIndexOp::create(b, loc, type.getDimSize(dim));
-  if (std::optional<BlockArgument> arg = kernel.extentArgument(tensor, dim))
-    return *arg;
-  return memref::DimOp::create(b, loc, tensor, dim);
+  if (access.kind == BufferKind::Tensor)
+    if (std::optional<BlockArgument> arg =
+            kernel.extentArgument(cast<BlockArgument>(access.buffer), dim))
+      return *arg;
+  return memref::DimOp::create(b, loc, access.buffer, dim);
 }
 
 void BoundsVerifier::guardAccess(const Access &access) {
@@ -226,9 +519,13 @@ void BoundsVerifier::guardAccess(const Access &access) {
   // Lanes [skipped, lanes) of a vector are inside the last dimension.
   Value skipped, lanes;
   int64_t lastDim = access.indices.size() - 1;
-  for (auto [dim, index] : llvm::enumerate(access.indices)) {
-    Value size = extentValue(b, loc, access.tensor, dim);
-    if (static_cast<int64_t>(dim) == lastDim && access.widths[dim] > 1) {
+  bool isVector = isa<vector::LoadOp, vector::StoreOp>(op);
+  for (auto [dim, indexOrConstant] : llvm::enumerate(access.indices)) {
+    // Guarded accesses have values for indices.
+    Value index = cast<Value>(indexOrConstant);
+    Value size = extentValue(b, loc, access, dim);
+    if (isVector && static_cast<int64_t>(dim) == lastDim &&
+        access.widths[dim] > 1) {
       // Lane k touches index + k: it is inside when -index <= k <
       // size - index. Both bounds are clamped to [0, width], in signed
       // arithmetic.
@@ -242,9 +539,34 @@ void BoundsVerifier::guardAccess(const Access &access) {
       skipped = clamp(arith::SubIOp::create(b, loc, zero, index));
       continue;
     }
+    // The region [index, index + width) inside [0, size).
     Value ok =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, index, size);
+    if (access.widths[dim] > 1) {
+      Value last = arith::AddIOp::create(
+          b, loc, index,
+          arith::ConstantIndexOp::create(b, loc, access.widths[dim] - 1));
+      ok = arith::AndIOp::create(
+          b, loc, ok,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, last, size));
+    }
     inBounds = inBounds ? arith::AndIOp::create(b, loc, inBounds, ok) : ok;
+  }
+  if (auto copy = dyn_cast<nvgpu::DeviceAsyncCopyOp>(op)) {
+    // Outside the tensor, the copy reads nothing and fills zeros, from an
+    // index that is.
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    SmallVector<Value> indices;
+    for (Value index : copy.getSrcIndices())
+      indices.push_back(arith::SelectOp::create(b, loc, inBounds, index, zero));
+    Value elements = copy.getSrcElements();
+    if (!elements)
+      elements = arith::ConstantIndexOp::create(
+          b, loc, copy.getDstElements().getZExtValue());
+    elements = arith::SelectOp::create(b, loc, inBounds, elements, zero);
+    copy.getSrcIndicesMutable().assign(indices);
+    copy.getSrcElementsMutable().assign(elements);
+    return;
   }
   if (lanes) {
     if (inBounds)
@@ -296,6 +618,22 @@ void BoundsVerifier::guardAccess(const Access &access) {
                                            elseBuilder.getZeroAttr(type));
     scf::YieldOp::create(elseBuilder, loc, zero);
     load.replaceAllUsesWith(ifOp.getResult(0));
+    op->erase();
+    return;
+  }
+  if (auto atomic = dyn_cast<memref::AtomicRMWOp>(op)) {
+    // The old value, where a result is used, is zero outside.
+    Type type = atomic.getType();
+    auto ifOp = scf::IfOp::create(b, loc, TypeRange{type}, inBounds,
+                                  /*withElseRegion=*/true);
+    OpBuilder thenBuilder = ifOp.getThenBodyBuilder();
+    Operation *moved = thenBuilder.clone(*op);
+    scf::YieldOp::create(thenBuilder, loc, moved->getResults());
+    OpBuilder elseBuilder = ifOp.getElseBodyBuilder();
+    Value zero = arith::ConstantOp::create(elseBuilder, loc, type,
+                                           elseBuilder.getZeroAttr(type));
+    scf::YieldOp::create(elseBuilder, loc, zero);
+    atomic.replaceAllUsesWith(ifOp.getResult(0));
     op->erase();
     return;
   }

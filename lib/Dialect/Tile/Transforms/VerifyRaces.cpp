@@ -165,6 +165,12 @@ private:
                                             ArrayRef<Formula> distances,
                                             VariableCopies &copies,
                                             const Formula &thread);
+  /// Proves at once that no two executions of `members` (writes to one
+  /// buffer whose indices share the terms of the block indices) by
+  /// different threads write one element, whatever orders them: each pair
+  /// and each write with itself. False where it cannot tell; the pairs are
+  /// then asked one by one.
+  bool proveFamily(ArrayRef<Write *> members);
   /// Reports the race of an execution under `concurrency`, if the prover
   /// finds one.
   bool reportRace(const Write &first, const Write &second,
@@ -794,6 +800,138 @@ std::optional<bool> RaceVerifier::collidesByEnumeration(
   return false;
 }
 
+bool RaceVerifier::proveFamily(ArrayRef<Write *> members) {
+  IndexFormulas &f = formulas;
+  const Write &first = *members.front();
+  std::optional<Formula> thread = threadOf(first, first);
+  if (!thread)
+    return false;
+  for (Write *member : members) {
+    std::optional<Formula> own = threadOf(*member, first);
+    if (!own || own->ast != thread->ast)
+      return false;
+  }
+  SmallVector<unsigned> blockVariables;
+  for (const Formula &block : kernel.blockIndices())
+    llvm::append_range(blockVariables, block.variables);
+  auto isBlockOrDimension = [&](unsigned var) {
+    return llvm::is_contained(blockVariables, var) ||
+           f.variables()[var].kind == VariableKind::Dimension;
+  };
+  // Each index: its block part, the same in every member, and the rest.
+  unsigned numDims = first.indices.size();
+  SmallVector<Formula> blockParts;
+  SmallVector<SmallVector<Formula>> ownParts;
+  SmallVector<unsigned> variables(thread->variables.begin(),
+                                  thread->variables.end());
+  for (Write *member : members) {
+    SmallVector<Formula> parts;
+    for (auto [dim, index] : llvm::enumerate(member->indices)) {
+      auto split = f.separate(index, isBlockOrDimension);
+      if (!split)
+        return false;
+      // The constant goes with the rest: unrolled copies differ in it.
+      auto [blockPart, offset] = f.splitConstant(split->first);
+      if (member == &first)
+        blockParts.push_back(blockPart);
+      else if (blockPart.ast != blockParts[dim].ast)
+        return false;
+      split->second = f.add(split->second, f.constant(offset));
+      for (unsigned var : split->second.variables) {
+        VariableKind kind = f.variables()[var].kind;
+        if (kind != VariableKind::ThreadIndex &&
+            kind != VariableKind::LoopIndex)
+          return false;
+        if (!llvm::is_contained(variables, var))
+          variables.push_back(var);
+      }
+      parts.push_back(split->second);
+    }
+    ownParts.push_back(std::move(parts));
+  }
+  // Every execution of every member, by the values of the variables: its
+  // element less the block part, and its thread.
+  constexpr int64_t kMaxExecutions = 4096;
+  std::optional<ArrayRef<int64_t>> threads =
+      f.tabulate(*thread, variables, kMaxExecutions);
+  if (!threads)
+    return false;
+  size_t executions = threads->size();
+  struct Entry {
+    SmallVector<int64_t, 4> element;
+    int64_t width, thread;
+  };
+  std::vector<Entry> entries;
+  entries.reserve(executions * members.size());
+  SmallVector<int64_t, 4> lows(numDims, std::numeric_limits<int64_t>::max());
+  SmallVector<int64_t, 4> highs(numDims, std::numeric_limits<int64_t>::min());
+  int64_t widest = 1;
+  for (auto [m, member] : llvm::enumerate(members)) {
+    SmallVector<ArrayRef<int64_t>> tables;
+    for (const Formula &part : ownParts[m]) {
+      std::optional<ArrayRef<int64_t>> table =
+          f.tabulate(part, variables, kMaxExecutions);
+      if (!table)
+        return false;
+      tables.push_back(*table);
+    }
+    widest = std::max(widest, member->width);
+    for (size_t n = 0; n < executions; ++n) {
+      Entry entry{{}, member->width, (*threads)[n]};
+      for (auto [dim, table] : llvm::enumerate(tables)) {
+        entry.element.push_back(table[n]);
+        lows[dim] = std::min(lows[dim], table[n]);
+        highs[dim] =
+            std::max(highs[dim],
+                     table[n] + (dim + 1 == numDims ? member->width - 1 : 0));
+      }
+      entries.push_back(std::move(entry));
+    }
+  }
+  // Threads of one block: two entries of different threads that overlap.
+  llvm::sort(entries, [](const Entry &a, const Entry &b) {
+    return std::tie(a.element, a.thread) < std::tie(b.element, b.thread);
+  });
+  for (size_t i = 0; i < entries.size(); ++i) {
+    ArrayRef<int64_t> leading = ArrayRef(entries[i].element).drop_back();
+    int64_t end = entries[i].element.back() + entries[i].width;
+    for (size_t j = i + 1; j < entries.size(); ++j) {
+      if (ArrayRef(entries[j].element).drop_back() != leading ||
+          entries[j].element.back() >= end)
+        break;
+      if (entries[j].thread != entries[i].thread)
+        return false;
+    }
+  }
+  // Threads of different blocks, for tensors: the parts within a block span
+  // [low, high] along each dimension, so elements of two blocks meet only
+  // where their block parts are that close.
+  if (first.shared)
+    return true;
+  Concurrency otherBlocks;
+  otherBlocks.sameBlock = false;
+  VariableCopies &copies = copiesFor(otherBlocks);
+  Formula close = f.boolean(true);
+  for (unsigned dim = 0; dim < numDims; ++dim) {
+    int64_t spread = highs[dim] - lows[dim];
+    Formula distance =
+        f.simplify(f.sub(blockParts[dim], f.copy(blockParts[dim], copies)));
+    if (!f.mayReach(distance, -spread, spread)) {
+      close = f.boolean(false);
+      break;
+    }
+    close =
+        f.logicalAnd(close, f.logicalAnd(f.le(f.constant(-spread), distance),
+                                         f.le(distance, f.constant(spread))));
+  }
+  Formula sameBlock = f.boolean(true);
+  for (const Formula &block : kernel.blockIndices())
+    sameBlock = f.logicalAnd(sameBlock, f.eq(block, f.copy(block, copies)));
+  return f.prove({},
+                 f.logicalNot(f.logicalAnd(close, f.logicalNot(sameBlock)))) ==
+         Proof::Proved;
+}
+
 //===----------------------------------------------------------------------===//
 // Checks and messages
 //===----------------------------------------------------------------------===//
@@ -1009,12 +1147,25 @@ LogicalResult RaceVerifier::run() {
   unsigned numProved = 0, numUnknown = 0;
   for (Value buffer : buffers) {
     SmallVector<Write, 4> &group = writes[buffer];
+    // Writes of one width and element type whose pairs are all proved at
+    // once, by family (unrolled copies of a statement, say): their pairs
+    // are not asked again.
+    SmallVector<unsigned> family(group.size());
+    SmallVector<Write *> members;
+    for (Write &write : group)
+      if (!write.unsupported && !write.masked)
+        members.push_back(&write);
+    bool familyProved = members.size() > 1 && proveFamily(members);
+    for (auto [i, write] : llvm::enumerate(group))
+      family[i] = familyProved && !write.unsupported && !write.masked;
     // Each write with itself first: its races are the simplest to follow.
     for (unsigned i = 0; i < group.size() && !failed; ++i)
-      checkPair(group[i], group[i]);
+      if (!family[i])
+        checkPair(group[i], group[i]);
     for (unsigned i = 0; i < group.size() && !failed; ++i)
       for (unsigned j = i + 1; j < group.size() && !failed; ++j)
-        checkPair(group[i], group[j]);
+        if (!family[i] || !family[j])
+          checkPair(group[i], group[j]);
     if (failed)
       return failure();
     for (const Write &write : group) {

@@ -281,22 +281,28 @@ def TileVerifyLayouts : Pass<"tile-verify-layouts", "mlir::func::FuncOp"> {
 }
 
 def TileVerifyBounds : Pass<"tile-verify-bounds", "mlir::func::FuncOp"> {
-  let summary = "Prove tensor accesses in bounds with Z3; guard the rest";
+  let summary = "Prove memory accesses in bounds with Z3; guard the rest";
   let description = [{
     For per-thread code (after `tile-lower-loops`), proves with the Z3
-    prover that every load and store of a tensor argument stays inside the
-    tensor, on every execution of the launch: block indices below the grid
-    size, the thread index below the block size, loop induction variables
-    in their ranges, run-time dimensions at least 1, the conditions of the
-    enclosing `if`s, and the facts of `tile.assume`.
+    prover that every access of a tensor argument, a shared buffer or a
+    local one stays inside it, on every execution of the launch: block
+    indices below the grid size, the thread index below the block size,
+    loop induction variables in their ranges, run-time dimensions at least
+    1, the conditions of the enclosing `if`s, and the facts of
+    `tile.assume`. The accesses are loads, stores, atomics, the source and
+    destination of `nvgpu.device_async_copy`, the rows `nvgpu.ldmatrix`
+    reads, and views of the stages of shared buffers; a swizzled shared
+    tile is checked before its swizzle. Bulk tensor copies are bounded by
+    the copy engine.
 
     - Proved: nothing changes.
     - Refuted: an error at the access, with the values of an execution
-      that reads or writes past the tensor (the dimensions, block and
+      that reads or writes past the buffer (the dimensions, block and
       thread indices and loop variables).
     - Unknown (a timeout, non-linear or data-dependent indices): with
-      `guard`, the access is guarded (a load of elements past the tensor
-      gives zeros, a store of them is dropped).
+      `guard`, the access is guarded (a load of elements past the buffer
+      gives zeros, a store of them is dropped, a cp.async reads nothing
+      and fills zeros); what cannot be guarded is left as it is.
 
     An `scf.if` whose condition the prover shows always true, or always
     false, is replaced by the branch that runs: the bounds checks of copies
