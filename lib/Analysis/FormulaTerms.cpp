@@ -14,6 +14,7 @@
 #include "llvm/Support/MathExtras.h"
 
 #include <functional>
+#include <numeric>
 
 using namespace mlir;
 using namespace tilec;
@@ -627,6 +628,76 @@ IndexFormulas::tabulate(const Formula &formula, ArrayRef<unsigned> variables,
   }
   it->second = std::move(table);
   return ArrayRef<int64_t>(*it->second);
+}
+
+/// Records what `fact` says terms are multiples of: x mod d == 0, and the
+/// conjunctions of such facts.
+static void collectDivisors(Z3_context ctx, Z3_ast fact,
+                            DenseMap<void *, int64_t> &divisors) {
+  if (Z3_get_ast_kind(ctx, fact) != Z3_APP_AST)
+    return;
+  Z3_app app = Z3_to_app(ctx, fact);
+  Z3_decl_kind kind = Z3_get_decl_kind(ctx, Z3_get_app_decl(ctx, app));
+  if (kind == Z3_OP_AND) {
+    for (unsigned i = 0, e = Z3_get_app_num_args(ctx, app); i < e; ++i)
+      collectDivisors(ctx, Z3_get_app_arg(ctx, app, i), divisors);
+    return;
+  }
+  if (kind != Z3_OP_EQ || Z3_get_app_num_args(ctx, app) != 2)
+    return;
+  for (unsigned side = 0; side < 2; ++side) {
+    Z3_ast mod = Z3_get_app_arg(ctx, app, side);
+    Z3_ast zero = Z3_get_app_arg(ctx, app, 1 - side);
+    int64_t value, divisor;
+    if (Z3_get_ast_kind(ctx, zero) != Z3_NUMERAL_AST ||
+        !Z3_get_numeral_int64(ctx, zero, &value) || value != 0 ||
+        Z3_get_ast_kind(ctx, mod) != Z3_APP_AST)
+      continue;
+    Z3_app modApp = Z3_to_app(ctx, mod);
+    if (Z3_get_decl_kind(ctx, Z3_get_app_decl(ctx, modApp)) != Z3_OP_MOD ||
+        !Z3_get_numeral_int64(ctx, Z3_get_app_arg(ctx, modApp, 1), &divisor) ||
+        divisor <= 0)
+      continue;
+    int64_t &known = divisors[fromAst(Z3_get_app_arg(ctx, modApp, 0))];
+    known = known ? std::lcm(known, divisor) : divisor;
+  }
+}
+
+bool IndexFormulas::isMultipleByTerms(const Formula &formula, int64_t divisor,
+                                      ArrayRef<Formula> facts) {
+  std::optional<LinearForm> form = linearize(formula.ast);
+  if (!form || divisor <= 0 || form->constant % divisor != 0)
+    return false;
+  Z3_context ctx = impl->ctx;
+  DenseMap<void *, int64_t> divisors;
+  for (const Formula &fact : facts)
+    collectDivisors(ctx, toAst(fact.ast), divisors);
+  // The largest divisor of `divisor` that a term is known to be a
+  // multiple of: from the facts, or its factors', for a product.
+  std::function<int64_t(Z3_ast)> divisorOf = [&](Z3_ast term) -> int64_t {
+    int64_t known = divisors.lookup(fromAst(term));
+    int64_t result = known ? std::gcd(known, divisor) : 1;
+    if (Z3_get_ast_kind(ctx, term) != Z3_APP_AST)
+      return result;
+    Z3_app app = Z3_to_app(ctx, term);
+    if (Z3_get_decl_kind(ctx, Z3_get_app_decl(ctx, app)) != Z3_OP_MUL)
+      return result;
+    int64_t product = 1;
+    for (unsigned i = 0, e = Z3_get_app_num_args(ctx, app); i < e; ++i) {
+      Z3_ast arg = Z3_get_app_arg(ctx, app, i);
+      int64_t value;
+      int64_t factor = Z3_get_ast_kind(ctx, arg) == Z3_NUMERAL_AST &&
+                               Z3_get_numeral_int64(ctx, arg, &value)
+                           ? std::gcd(value, divisor)
+                           : divisorOf(arg);
+      product = std::gcd(product * factor, divisor);
+    }
+    return std::lcm(result, product);
+  };
+  return llvm::all_of(form->terms, [&](const auto &term) {
+    __int128 multiple = __int128(term.second) * divisorOf(toAst(term.first));
+    return multiple % divisor == 0;
+  });
 }
 
 bool IndexFormulas::mayReach(const Formula &formula, int64_t lo, int64_t hi) {

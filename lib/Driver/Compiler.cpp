@@ -78,6 +78,9 @@ static void addTilePipeline(PassManager &pm, const CompileOptions &options) {
     tile::TileVerifyRacesOptions races;
     races.remarks = options.raceRemarks;
     fpm.addPass(tile::createTileVerifyRaces(races));
+    tile::TileVerifyAlignmentOptions alignment;
+    alignment.remarks = options.alignmentRemarks;
+    fpm.addPass(tile::createTileVerifyAlignment(alignment));
   }
   pm.addPass(createConvertTileToGPU());
   pm.addPass(createCanonicalizerPass());

@@ -479,6 +479,8 @@ static int compile(const Options &options, const char *argv0) {
         options.verifyOnly || llvm::is_contained(options.remarks, "bounds");
     compile.raceRemarks =
         options.verifyOnly || llvm::is_contained(options.remarks, "races");
+    compile.alignmentRemarks =
+        options.verifyOnly || llvm::is_contained(options.remarks, "alignment");
     compile.cudaPath =
         options.cudaPath.empty() ? getDefaultCudaPath() : options.cudaPath;
     compile.rocmPath =
@@ -668,9 +670,11 @@ int main(int argc, char **argv) {
   app.add_option("-R", options.remarks,
                  "Print the remarks of a pass: -Rbounds, the bounds "
                  "verifier's for every memory access; -Rraces, the race "
-                 "verifier's for every write")
-      ->check(CLI::IsMember({"bounds", "races"}))
-      ->type_name("bounds|races")
+                 "verifier's for every write; -Ralignment, the alignment "
+                 "verifier's for every vector access, cp.async and "
+                 "ldmatrix")
+      ->check(CLI::IsMember({"bounds", "races", "alignment"}))
+      ->type_name("bounds|races|alignment")
       ->allow_extra_args(false);
   app.add_option("-D", options.defines,
                  "Set a compile-time parameter: a module constant, a kernel "

@@ -370,4 +370,31 @@ TEST_F(IndexFormulasTest, TablesGoThroughEveryAssignment) {
   EXPECT_FALSE(f.tabulate(i, {}, 16));
 }
 
+TEST_F(IndexFormulasTest, MultiplesByTheirTerms) {
+  // 4 * (n * t) + 16 * t + 32: a multiple of 16 when n is a multiple of 4,
+  // which only a fact about n says; of 4 always; never of 64 by terms.
+  SmallVector<Value> results = parse(R"(
+    %c4 = arith.constant 4 : index
+    %c16 = arith.constant 16 : index
+    %c32 = arith.constant 32 : index
+    %t = gpu.thread_id x upper_bound 128
+    %p = arith.muli %n, %t : index
+    %a = arith.muli %p, %c4 : index
+    %b = arith.muli %t, %c16 : index
+    %s = arith.addi %a, %b : index
+    %x = arith.addi %s, %c32 : index
+    %r = arith.remui %n, %c4 : index
+    %c0 = arith.constant 0 : index
+    %ok = arith.cmpi eq, %r, %c0 : index
+    return %x, %ok : index, i1)");
+  IndexFormulas f;
+  bindN(f);
+  Formula x = f.simplify(f.of(results[0]));
+  Formula fact = f.of(results[1]);
+  EXPECT_TRUE(f.isMultipleByTerms(x, 4));
+  EXPECT_FALSE(f.isMultipleByTerms(x, 16));
+  EXPECT_TRUE(f.isMultipleByTerms(x, 16, {fact}));
+  EXPECT_FALSE(f.isMultipleByTerms(x, 64, {fact}));
+}
+
 } // namespace

@@ -189,6 +189,15 @@ public:
   tabulate(const Formula &formula, llvm::ArrayRef<unsigned> variables,
            int64_t maxAssignments);
 
+  /// Whether every term of `formula` (simplified), its constant included,
+  /// is a multiple of `divisor`: its coefficient times what `facts` (of the
+  /// form x mod d == 0) say its factors are multiples of. A proof, without
+  /// the prover, that the formula always is one; it covers products of
+  /// run-time values (a row times a run-time width), which the prover's
+  /// linear arithmetic does not.
+  bool isMultipleByTerms(const Formula &formula, int64_t divisor,
+                         llvm::ArrayRef<Formula> facts = {});
+
   /// Whether `formula` can take a value in [lo, hi], its terms taking any
   /// values in their bounds independently: false is a proof that it
   /// cannot, without the prover (distances whose terms are small ranges

@@ -42,6 +42,7 @@ struct CompileOptions {
   bool verify = true;
   bool boundsRemarks = false;
   bool raceRemarks = false;
+  bool alignmentRemarks = false;
 
   bool useTma() const { return allowTma && target->hasTma; }
   bool useWgmma() const { return allowWgmma && target->hasWgmma; }

@@ -32,14 +32,6 @@ using namespace mlir;
 using namespace tilec;
 using namespace tilec::tile;
 
-/// Shared buffers start at offsets aligned for TMA and vector accesses, and
-/// swizzled ones at a multiple of their swizzle's period, which TMA and
-/// wgmma compute from addresses.
-static constexpr int64_t kSharedAlignment = 128;
-/// Tensor pointers are assumed aligned to 16 bytes: the widest vector
-/// access. The generated header checks it.
-static constexpr int64_t kTensorAlignment = 16;
-
 namespace {
 
 gpu::AddressSpaceAttr addressSpace(MLIRContext *context,

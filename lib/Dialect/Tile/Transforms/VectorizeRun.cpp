@@ -74,9 +74,9 @@ int64_t knownBaseAlignment(Value buffer) {
     return divisor ? divisor : 1;
   }
   if (isInScope(type, MemoryScope::Shared))
-    return std::max<int64_t>(1, 128 / elementBytes);
+    return std::max<int64_t>(1, kSharedAlignment / elementBytes);
   if (isInScope(type, MemoryScope::Global))
-    return std::max<int64_t>(1, 16 / elementBytes);
+    return std::max<int64_t>(1, kTensorAlignment / elementBytes);
   return 1;
 }
 

@@ -77,6 +77,8 @@ std::optional<std::pair<Value, BufferKind>> rootBuffer(Value memref,
       memref = view.getSource();
     else if (auto cast = memref.getDefiningOp<memref::MemorySpaceCastOp>())
       memref = cast.getSource();
+    else if (auto cast = memref.getDefiningOp<memref::CastOp>())
+      memref = cast.getSource();
     else
       break;
   }

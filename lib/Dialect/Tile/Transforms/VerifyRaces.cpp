@@ -220,8 +220,18 @@ std::optional<Write> RaceVerifier::matchWrite(Operation *op,
     write.indexValues = access->indices;
     write.width = vectorType ? vectorType.getNumElements() : 1;
   }
-  while (auto cast = memref.getDefiningOp<memref::MemorySpaceCastOp>())
-    memref = cast.getSource();
+  // Casts keep the elements where they are.
+  auto skipCasts = [](Value value) {
+    while (true) {
+      if (auto cast = value.getDefiningOp<memref::MemorySpaceCastOp>())
+        value = cast.getSource();
+      else if (auto cast = value.getDefiningOp<memref::CastOp>())
+        value = cast.getSource();
+      else
+        return value;
+    }
+  };
+  memref = skipCasts(memref);
   for (Value index : write.indexValues)
     write.indices.push_back(formulas.of(index));
   // Views of a buffer (the stages of a pipelined one): indices into the
@@ -259,7 +269,7 @@ std::optional<Write> RaceVerifier::matchWrite(Operation *op,
                                            write.indices[kept++])));
     }
     write.indices = std::move(indices);
-    memref = view.getSource();
+    memref = skipCasts(view.getSource());
   }
   write.buffer = memref;
   if (auto arg = dyn_cast<BlockArgument>(memref);

@@ -19,6 +19,14 @@
 #include "tilec/Dialect/Tile/IR/TileDialect.h"
 
 namespace tilec::tile {
+/// The alignment, in bytes, of a tensor argument's pointer: the widest
+/// vector access. The generated header checks it before each launch.
+inline constexpr int64_t kTensorAlignment = 16;
+/// The alignment, in bytes, at which every shared buffer starts (more for
+/// swizzled ones, at a multiple of their swizzle's period, which TMA and
+/// wgmma compute from addresses).
+inline constexpr int64_t kSharedAlignment = 128;
+
 /// Fails with a diagnostic unless `op` is nested in a `tile.kernel`.
 mlir::LogicalResult verifyInKernel(mlir::Operation *op);
 

@@ -361,4 +361,38 @@ def TileVerifyRaces : Pass<"tile-verify-races", "mlir::func::FuncOp"> {
   ];
 }
 
+def TileVerifyAlignment
+    : Pass<"tile-verify-alignment", "mlir::func::FuncOp"> {
+  let summary = "Prove with Z3 the alignment vector accesses and copies need";
+  let description = [{
+    For per-thread code (after `tile-lower-loops`), proves with the Z3
+    prover that the address of every `vector.load` and `vector.store` with
+    an `alignment` (the vector bodies of `T.Parallel` and copies), of each
+    side of every `nvgpu.device_async_copy` (a multiple of its 4, 8 or 16
+    bytes) and of the row each lane of `nvgpu.ldmatrix` names (16 bytes)
+    is a multiple of what the instruction needs. The facts are those of the
+    bounds verifier, and the alignment of buffers: 16 bytes for a tensor's
+    pointer (the generated header checks it) and 128 bytes for the start
+    of a shared buffer; a view starts at its offsets times the strides of
+    what it views, and a tensor of run-time extents has strides that are
+    products of them.
+
+    - Proved: nothing changes.
+    - Refuted: an error at the access with an execution whose address is
+      misaligned; tilec made the access, so this is a bug in tilec.
+    - Unknown: a vector access takes the largest alignment that is proved
+      (down to its element's), which makes LLVM split it rather than trust
+      it; a copy or ldmatrix is left as it is. With `remarks`, a remark
+      says so.
+  }];
+  let options = [
+    Option<"remarks", "remarks", "bool", "false",
+           "Emit a remark for every access: proved, lowered or not proved">,
+    Option<"resourceLimit", "resource-limit", "unsigned", "200000",
+           "The prover's resource limit per query (Z3's rlimit); a query "
+           "past it is answered unknown, and after four such queries in a "
+           "kernel no more are asked">,
+  ];
+}
+
 #endif // TILEC_DIALECT_TILE_TRANSFORMS_PASSES_TD
