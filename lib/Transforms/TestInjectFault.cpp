@@ -27,11 +27,17 @@ struct TestInjectFaultPass
       func::ReturnOp::create(builder, module.getLoc());
     } else if (kind == "silent-failure") {
       signalPassFailure();
+    } else if (kind == "reported") {
+      module.emitError() << "internal error: an injected fault; this is a "
+                            "bug in tilec: please report it with the input "
+                            "file and the command line";
+      signalPassFailure();
     } else if (kind == "crash") {
       __builtin_trap();
     } else {
-      module.emitError() << "unknown fault kind '" << kind
-                         << "'; expected invalid-ir, silent-failure or crash";
+      module.emitError()
+          << "unknown fault kind '" << kind
+          << "'; expected invalid-ir, silent-failure, reported or crash";
       signalPassFailure();
     }
   }

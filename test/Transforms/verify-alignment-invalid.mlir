@@ -7,7 +7,7 @@ func.func @half_step(%a: memref<256xf32>) attributes {tile.arg_names = ["A"]} {
   tile.kernel blocks(%bx) in (%c1) threads(32) {
     %t = gpu.thread_id x upper_bound 32
     %j = arith.muli %t, %c2 : index
-    // expected-error@+1 {{this vector read of 'A' needs 16-byte alignment but can be at byte 8 of the buffer, when thread = 1; this is a bug in tilec, please report it with the input}}
+    // expected-error@+1 {{internal error: this vector read of 'A' needs 16-byte alignment but can be at byte 8 of the buffer, when thread = 1; this is a bug in tilec: please report it with the input file and the command line}}
     %v = vector.load %a[%j] {alignment = 16 : i64} : memref<256xf32>, vector<4xf32>
   }
   return
@@ -24,7 +24,7 @@ func.func @odd_rows(%a: memref<64x1001xf16>) attributes {tile.arg_names = ["A"]}
     %t = gpu.thread_id x upper_bound 32
     %buf = tile.alloc_shared : memref<32x8xf16, #tile.shared>
     %cast = memref.memory_space_cast %buf : memref<32x8xf16, #tile.shared> to memref<32x8xf16, #gpu.address_space<workgroup>>
-    // expected-error@+1 {{this cp.async read of 'A' needs 16-byte alignment but can be at byte 2002 of the buffer, when thread = 1}}
+    // expected-error@+1 {{internal error: this cp.async read of 'A' needs 16-byte alignment but can be at byte 2002 of the buffer, when thread = 1}}
     %token = nvgpu.device_async_copy %a[%t, %c0], %cast[%t, %c0], 8 : memref<64x1001xf16> to memref<32x8xf16, #gpu.address_space<workgroup>>
   }
   return
@@ -39,7 +39,7 @@ func.func @unknown_width(%a: memref<?x?xf32> {tile.dims = array<i64: 1, 2>}, %m:
   tile.kernel blocks(%bx) in (%m) threads(32) {
     %t = gpu.thread_id x upper_bound 32
     %j = arith.muli %t, %c4 : index
-    // expected-error@+1 {{this vector read of 'A' needs 16-byte alignment but can be at byte 4 of the buffer, when M = 2, K = 1, bx = 1, thread = 0}}
+    // expected-error@+1 {{internal error: this vector read of 'A' needs 16-byte alignment but can be at byte 4 of the buffer, when M = 2, K = 1, bx = 1, thread = 0}}
     %v = vector.load %a[%bx, %j] {alignment = 16 : i64} : memref<?x?xf32>, vector<4xf32>
   }
   return

@@ -702,7 +702,8 @@ int main(int argc, char **argv) {
                "For tests: check the diagnostics against the file's "
                "'expected-error {{...}}' comments");
   app.add_option("--debug-inject-fault", options.injectFault,
-                 "For tilec's tests: invalid-ir, silent-failure or crash")
+                 "For tilec's tests: invalid-ir, silent-failure, reported or "
+                 "crash")
       ->group("");
   app.footer("MLIR's --mlir-* options (--mlir-print-ir-after-all, "
              "--mlir-timing, --mlir-print-debuginfo, ...) are also accepted.");
@@ -743,9 +744,9 @@ int main(int argc, char **argv) {
 
   llvm::StringRef fault = options.injectFault;
   if (!fault.empty() && fault != "invalid-ir" && fault != "silent-failure" &&
-      fault != "crash") {
+      fault != "reported" && fault != "crash") {
     llvm::errs() << "tilec: error: --debug-inject-fault takes invalid-ir, "
-                    "silent-failure or crash, not '"
+                    "silent-failure, reported or crash, not '"
                  << options.injectFault << "'\n";
     return 1;
   }

@@ -25,8 +25,10 @@ using InternalErrorAction = std::function<void()>;
 
 /// Makes `pm` verify the IR after every pass itself, in place of MLIR's
 /// verifier, and report a pass that leaves invalid IR or fails without an
-/// error diagnostic as an internal error, then call `action`. The context
-/// must not be multithreaded: the checks capture the verifier's diagnostics.
+/// error diagnostic as an internal error, then call `action`; `action` is
+/// also called when a pass fails after an error of its own that starts with
+/// "internal error:" (a bug in tilec the pass found). The context must not
+/// be multithreaded: the checks capture the verifier's diagnostics.
 void addInternalErrorChecks(mlir::PassManager &pm, InternalErrorAction action);
 
 /// The command-line name of the pass running now in a pass manager with

@@ -57,12 +57,14 @@ def TilecTestInjectFault : Pass<"tilec-test-inject-fault", "mlir::ModuleOp"> {
     For tilec's own tests of how internal errors are reported (`tilec
     --debug-inject-fault=KIND`): `invalid-ir` leaves IR that does not
     verify (a `func.return` at module level), `silent-failure` fails
-    without a diagnostic and `crash` stops the process with a trap
-    instruction. No pipeline of tilec's runs it otherwise.
+    without a diagnostic, `reported` fails with an error that says it is an
+    internal one (as a pass that finds a bug of tilec's does), and `crash`
+    stops the process with a trap instruction. No pipeline of tilec's runs
+    it otherwise.
   }];
   let options = [
     Option<"kind", "kind", "std::string", /*default=*/"\"invalid-ir\"",
-           "The fault: invalid-ir, silent-failure or crash">,
+           "The fault: invalid-ir, silent-failure, reported or crash">,
   ];
   let dependentDialects = ["::mlir::func::FuncDialect"];
 }

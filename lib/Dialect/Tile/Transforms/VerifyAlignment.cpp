@@ -234,10 +234,12 @@ void AlignmentVerifier::check(const AlignedAccess &access,
     }
     if (proof == Proof::Refuted) {
       access.op->emitError()
-          << "this " << access.what << " " << name << " needs " << access.bytes
-          << "-byte alignment but can be at byte " << example.values[0]
-          << " of the buffer, when " << kernel.describe(example)
-          << "; this is a bug in tilec, please report it with the input";
+          << "internal error: this " << access.what << " " << name << " needs "
+          << access.bytes << "-byte alignment but can be at byte "
+          << example.values[0] << " of the buffer, when "
+          << kernel.describe(example)
+          << "; this is a bug in tilec: please report it with the input file "
+             "and the command line";
       failed = true;
       return;
     }

@@ -263,16 +263,25 @@ def TileLowerLoops : Pass<"tile-lower-loops", "mlir::func::FuncOp"> {
 }
 
 def TileVerifyLayouts : Pass<"tile-verify-layouts", "mlir::func::FuncOp"> {
-  let summary = "Prove annotated layouts one-to-one with Z3";
+  let summary = "Prove every layout of a kernel one-to-one";
   let description = [{
     After `tile-infer-layouts`, proves for the layout `tile.annotate_layout`
-    gives a shared buffer that no two elements share an offset, and for the
-    one it gives a fragment that no two elements (or replicas) share a
-    thread's register and that each lands on one of the block's threads,
-    in one of its registers. A failure is an error naming the two elements
-    (or the one out of place). The swizzle of a shared layout permutes
-    offsets, so the map alone is checked. The layouts tilec chooses are
-    checked by the unit tests, by enumeration.
+    gives a shared buffer, with Z3, that no two elements share an offset,
+    and for the one it gives a fragment that no two elements (or replicas)
+    share a thread's register and that each lands on one of the block's
+    threads, in one of its registers. A failure is an error naming the two
+    elements (or the one out of place).
+
+    Then it checks every layout the kernel has (on `tile.alloc_shared`,
+    `tile.alloc_fragment` and `tile.parallel`, chosen by tilec or
+    annotated) by going through its elements: a shared layout's offsets,
+    after the swizzle, are distinct and inside the buffer; a fragment
+    layout's (thread, register) places are distinct and inside its threads
+    and registers; and its inverse, which a partitioned loop runs, gives
+    back the element each used register holds and none for the others. A
+    failure there is tilec's bug, reported as an internal error that names
+    the layout. Layouts of more than 2^20 elements are left to the unit
+    tests of their families.
   }];
   let options = [
     Option<"resourceLimit", "resource-limit", "unsigned", "200000",
