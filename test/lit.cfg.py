@@ -47,6 +47,11 @@ if config.tilec_build_fuzzer:
     config.available_features.add("fuzzer")
     llvm_config.add_tool_substitutions([ToolSubst("tilec-fuzz", unresolved="fatal")], tool_dirs)
 
+# The host target's programs are built with the C++ compiler on the PATH.
+import shutil
+if shutil.which("c++"):
+    config.available_features.add("host-cxx")
+
 # Tools the device-code tests use when the machine has them: ptxas from the
 # CUDA toolkit (tilec's default, or $CUDA_PATH), and the ROCm device
 # libraries beside the tilec binary.

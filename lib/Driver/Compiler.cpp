@@ -7,6 +7,7 @@
 
 #include "tilec/Driver/Compiler.h"
 #include "tilec/Conversion/Passes.h"
+#include "tilec/Dialect/Tile/IR/TileOps.h"
 #include "tilec/Dialect/Tile/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -87,12 +88,19 @@ static void addTilePipeline(PassManager &pm, const CompileOptions &options) {
   pm.addPass(createCSEPass());
 }
 
+/// No backend takes 8-bit floats: their arithmetic is done in f32 and
+/// their conversions in integer arithmetic.
+static constexpr llvm::StringLiteral kExpandFp8 =
+    "arith-emulate-unsupported-floats{source-types=f8E4M3FN,f8E5M2 "
+    "target-type=f32},tilec-expand-fp8";
+
 static LogicalResult addDevicePipeline(PassManager &pm,
                                        const CompileOptions &options) {
   const TargetInfo &target = *options.target;
   // Bounds checks that ranges prove unnecessary go first, so that the
   // accesses they guarded can be vectorized.
-  std::string common = "expand-strided-metadata,lower-affine,"
+  std::string common = std::string(kExpandFp8) +
+                       ",expand-strided-metadata,lower-affine,"
                        "int-range-optimizations,"
                        "canonicalize,cse,"
                        "convert-scf-to-cf,";
@@ -148,12 +156,81 @@ addSerialization(PassManager &pm, const CompileOptions &options, bool binary) {
                              "}");
 }
 
+/// From Stage::Tile to Stage::GPU for the host: the blocks' tile code as
+/// sequential loops, verified, in functions that run the grid.
+static void addHostLoopPipeline(PassManager &pm,
+                                const CompileOptions &options) {
+  OpPassManager &fpm = pm.nest<func::FuncOp>();
+  tile::TileLowerCopiesOptions copies;
+  copies.tma = false;
+  fpm.addPass(tile::createTileLowerCopies(copies));
+  fpm.addPass(tile::createTileSequentialize());
+  fpm.addPass(createCanonicalizerPass());
+  fpm.addPass(createCSEPass());
+  if (options.verify) {
+    // The accesses the GPU code guards are guarded here too; races between
+    // the threads of a block do not exist here, between blocks they do.
+    tile::TileVerifyBoundsOptions bounds;
+    bounds.remarks = options.boundsRemarks;
+    fpm.addPass(tile::createTileVerifyBounds(bounds));
+    tile::TileVerifyRacesOptions races;
+    races.remarks = options.raceRemarks;
+    fpm.addPass(tile::createTileVerifyRaces(races));
+  }
+  ConvertTileToHostOptions host;
+  host.symbolPrefix = options.hostSymbolPrefix;
+  pm.addPass(createConvertTileToHost(host));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+/// From the host's loops to the LLVM dialect: bfloat16 arithmetic in f32
+/// (the C libraries convert halves, not bfloat16), math functions as LLVM
+/// intrinsics or libm calls, tensors as bare pointers.
+static LogicalResult addHostLLVMPipeline(PassManager &pm,
+                                         const CompileOptions &options) {
+  std::string pipeline =
+      "func.func(arith-emulate-unsupported-floats{source-types=bf16 "
+      "target-type=f32}," +
+      std::string(kExpandFp8) +
+      ",math-extend-to-supported-types{target-type=f32},"
+      "arith-expand{include-bf16=true}";
+  if (options.fastMath)
+    pipeline += ",tilec-fast-math{nvvm-ftz=0}";
+  else if (options.contractFloat)
+    pipeline += ",tilec-contract-float";
+  pipeline += "),expand-strided-metadata,lower-affine,convert-scf-to-cf,"
+              "convert-math-to-llvm,convert-math-to-libm,"
+              "finalize-memref-to-llvm,convert-arith-to-llvm,"
+              "convert-cf-to-llvm,"
+              "convert-func-to-llvm{use-bare-ptr-memref-call-conv=1},"
+              "reconcile-unrealized-casts";
+  return addPipeline(pm, pipeline);
+}
+
 LogicalResult
 tilec::lowerModule(ModuleOp module, const CompileOptions &options, Stage from,
                    Stage to,
                    function_ref<LogicalResult(PassManager &)> configure) {
   if (to <= from)
     return success();
+  if (options.target->isHost()) {
+    PassManager pm(module.getContext());
+    if (configure && failed(configure(pm)))
+      return failure();
+    if (from < Stage::Tile && to >= Stage::Tile) {
+      pm.addPass(createCanonicalizerPass());
+      pm.addPass(createCSEPass());
+    }
+    if (from < Stage::GPU && to >= Stage::GPU)
+      addHostLoopPipeline(pm, options);
+    if (from < Stage::LLVM && to >= Stage::LLVM &&
+        failed(addHostLLVMPipeline(pm, options)))
+      return failure();
+    // Assembly and object files are emitted from the LLVM dialect by
+    // compileForHost, not by passes.
+    return pm.run(module);
+  }
   PassManager pm(module.getContext());
   if (configure && failed(configure(pm)))
     return failure();
@@ -258,6 +335,8 @@ FailureOr<std::string> cTypeOf(Type type) {
     return std::string("double");
   if (type.isF16() || type.isBF16())
     return std::string("uint16_t");
+  if (isa<Float8E4M3FNType, Float8E5M2Type>(type))
+    return std::string("uint8_t");
   if (auto integer = dyn_cast<IntegerType>(type)) {
     switch (integer.getWidth()) {
     case 8:
@@ -297,7 +376,80 @@ FailureOr<std::string> tensorMapDataType(Type type) {
   }
 }
 
+/// The name and parameters of kernel function `func`, with the C names of
+/// its parameters in `names`; `alignmentOf(i)` is the alignment the kernel
+/// assumes for tensor parameter i.
+static FailureOr<KernelInfo>
+describeSignature(func::FuncOp func, std::vector<std::string> &names,
+                  function_ref<unsigned(unsigned)> alignmentOf) {
+  KernelInfo kernel;
+  kernel.name = func.getSymName().str();
+  auto argNames = func->getAttrOfType<ArrayAttr>("tile.arg_names");
+  for (unsigned i = 0; i < func.getNumArguments(); ++i)
+    names.push_back(argNames ? cast<StringAttr>(argNames[i]).str()
+                             : "arg" + std::to_string(i));
+  for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
+    KernelParamInfo param;
+    param.name = names[i];
+    Type type = arg.getType();
+    if (auto memref = dyn_cast<MemRefType>(type)) {
+      param.kind = KernelParamInfo::Kind::Tensor;
+      Type element = memref.getElementType();
+      param.elementBytes =
+          std::max<unsigned>(1, element.getIntOrFloatBitWidth() / 8);
+      FailureOr<std::string> cType = cTypeOf(element);
+      param.cType = succeeded(cType) ? *cType : "void";
+      param.alignment = alignmentOf(i);
+      auto dims = func.getArgAttrOfType<DenseI64ArrayAttr>(i, "tile.dims");
+      for (int64_t dim = 0; dim < memref.getRank(); ++dim)
+        param.shape.push_back(
+            memref.isDynamicDim(dim) ? -dims[dim] - 1 : memref.getDimSize(dim));
+    } else if (type.isIndex()) {
+      param.kind = KernelParamInfo::Kind::Dim;
+      param.cType = "int64_t";
+    } else {
+      param.kind = KernelParamInfo::Kind::Scalar;
+      FailureOr<std::string> cType = cTypeOf(type);
+      if (failed(cType))
+        return func.emitError() << "parameter '" << param.name << "' of type "
+                                << type << " cannot be passed from C yet";
+      param.cType = *cType;
+    }
+    kernel.params.push_back(std::move(param));
+  }
+  return kernel;
+}
+
 } // namespace
+
+FailureOr<ModuleInfo> tilec::describeHostKernels(ModuleOp module,
+                                                 StringRef prefix,
+                                                 StringRef sourceName) {
+  ModuleInfo info;
+  info.runtime = ModuleInfo::Runtime::Host;
+  info.prefix = prefix.str();
+  info.sourceName = sourceName.str();
+  for (auto func : module.getOps<func::FuncOp>()) {
+    SmallVector<tile::KernelOp> kernels(
+        func.getBody().getOps<tile::KernelOp>());
+    if (kernels.size() != 1)
+      continue;
+    std::vector<std::string> names;
+    FailureOr<KernelInfo> kernel = describeSignature(
+        func, names, [](unsigned) { return unsigned(tile::kTensorAlignment); });
+    if (failed(kernel))
+      return failure();
+    CExpressionWriter writer(func, names);
+    for (auto [i, extent] : llvm::enumerate(kernels.front().getGrid())) {
+      FailureOr<std::string> expr = writer.write(extent);
+      if (failed(expr))
+        return failure();
+      kernel->grid[i] = *expr;
+    }
+    info.kernels.push_back(std::move(*kernel));
+  }
+  return info;
+}
 
 FailureOr<ModuleInfo> tilec::describeKernels(ModuleOp module,
                                              const CompileOptions &options,
@@ -320,44 +472,17 @@ FailureOr<ModuleInfo> tilec::describeKernels(ModuleOp module,
     if (!gpuFunc)
       return launch.emitError() << "the launched kernel is not in the module";
 
-    KernelInfo kernel;
-    kernel.name = func.getSymName().str();
-    auto argNames = func->getAttrOfType<ArrayAttr>("tile.arg_names");
     std::vector<std::string> names;
-    for (unsigned i = 0; i < func.getNumArguments(); ++i)
-      names.push_back(argNames ? cast<StringAttr>(argNames[i]).str()
-                               : "arg" + std::to_string(i));
-    for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
-      KernelParamInfo param;
-      param.name = names[i];
-      Type type = arg.getType();
-      if (auto memref = dyn_cast<MemRefType>(type)) {
-        param.kind = KernelParamInfo::Kind::Tensor;
-        Type element = memref.getElementType();
-        param.elementBytes =
-            std::max<unsigned>(1, element.getIntOrFloatBitWidth() / 8);
-        FailureOr<std::string> cType = cTypeOf(element);
-        param.cType = succeeded(cType) ? *cType : "void";
-        if (auto align = gpuFunc.getArgAttrOfType<IntegerAttr>(i, "llvm.align"))
-          param.alignment = align.getInt();
-        auto dims = func.getArgAttrOfType<DenseI64ArrayAttr>(i, "tile.dims");
-        for (int64_t dim = 0; dim < memref.getRank(); ++dim)
-          param.shape.push_back(memref.isDynamicDim(dim)
-                                    ? -dims[dim] - 1
-                                    : memref.getDimSize(dim));
-      } else if (type.isIndex()) {
-        param.kind = KernelParamInfo::Kind::Dim;
-        param.cType = "int64_t";
-      } else {
-        param.kind = KernelParamInfo::Kind::Scalar;
-        FailureOr<std::string> cType = cTypeOf(type);
-        if (failed(cType))
-          return func.emitError() << "parameter '" << param.name << "' of type "
-                                  << type << " cannot be passed from C yet";
-        param.cType = *cType;
-      }
-      kernel.params.push_back(std::move(param));
-    }
+    FailureOr<KernelInfo> described =
+        describeSignature(func, names, [&](unsigned i) -> unsigned {
+          if (auto align =
+                  gpuFunc.getArgAttrOfType<IntegerAttr>(i, "llvm.align"))
+            return align.getInt();
+          return 1;
+        });
+    if (failed(described))
+      return failure();
+    KernelInfo kernel = std::move(*described);
 
     for (unsigned i = func.getNumArguments(); i < gpuFunc.getNumArguments();
          ++i) {

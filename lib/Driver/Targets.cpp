@@ -6,6 +6,8 @@
 
 #include "tilec/Driver/Targets.h"
 
+#include <cstdint>
+
 using namespace tilec;
 
 static const TargetInfo kTargets[] = {
@@ -27,6 +29,13 @@ static const TargetInfo kTargets[] = {
 };
 
 llvm::ArrayRef<TargetInfo> tilec::getTargets() { return kTargets; }
+
+const TargetInfo &tilec::getHostTarget() {
+  // One thread runs a block; its buffers are on the heap, of any size.
+  static const TargetInfo host{"host", TargetInfo::Vendor::Host, 1, INT64_MAX,
+                               "the host CPU (x86-64)"};
+  return host;
+}
 
 const TargetInfo *tilec::lookupTarget(llvm::StringRef name) {
   for (const TargetInfo &target : kTargets)

@@ -24,6 +24,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
@@ -62,6 +63,7 @@ void tilec::registerPasses() {
   mlir::registerGPUPasses();
   mlir::arith::registerArithPasses();
   mlir::memref::registerMemRefPasses();
+  mlir::math::registerMathPasses();
   // Canonicalization, CSE, inlining, symbol DCE and the other generic
   // transformations the pipelines are built from.
   mlir::registerTransformsPasses();

@@ -61,6 +61,21 @@ const RuntimeApi hipApi = {
     "hipModuleLoadData",     "hipModuleGetFunction", "hipModuleUnload",
     "hipModuleLaunchKernel"};
 
+/// The host target's functions run on the calling thread and return these.
+const RuntimeApi hostApi = {"",
+                            "int",
+                            "TILEC_HOST_SUCCESS",
+                            "TILEC_HOST_INVALID_VALUE",
+                            "",
+                            "",
+                            "",
+                            "",
+                            "void *",
+                            "",
+                            "",
+                            "",
+                            ""};
+
 /// Names a parameter cannot keep in the generated C: keywords of C (up to
 /// C23, with GNU's) and C++17, and the names the launch functions' bodies use
 /// from the headers they include or that compilers predefine as macros.
@@ -190,10 +205,15 @@ class HeaderWriter {
 public:
   HeaderWriter(const ModuleInfo &module, raw_ostream &os)
       : module(module), os(os),
-        api(module.runtime == ModuleInfo::Runtime::HIP ? hipApi : cudaApi),
-        hip(module.runtime == ModuleInfo::Runtime::HIP), prefix(module.prefix),
-        macroPrefix(StringRef(module.prefix).upper()),
-        guard("TILEC_" + StringRef(module.prefix).upper() + "_H") {
+        api(module.runtime == ModuleInfo::Runtime::HIP    ? hipApi
+            : module.runtime == ModuleInfo::Runtime::Host ? hostApi
+                                                          : cudaApi),
+        hip(module.runtime == ModuleInfo::Runtime::HIP),
+        host(module.runtime == ModuleInfo::Runtime::Host),
+        prefix(module.prefix), macroPrefix(StringRef(module.prefix).upper()),
+        guard(
+            "TILEC_" + StringRef(module.prefix).upper() +
+            (module.runtime == ModuleInfo::Runtime::Host ? "_HOST_H" : "_H")) {
     for (const KernelInfo &kernel : module.kernels)
       for (StringRef suffix :
            {"_THREADS_X", "_THREADS_Y", "_THREADS_Z", "_SHARED_MEMORY_BYTES"})
@@ -211,6 +231,18 @@ private:
   void writeCache();
   void writeLoadUnload();
   void writeKernel(const KernelInfo &kernel, unsigned index);
+  /// The checks of a launch's arguments: pointers, extents and element
+  /// counts.
+  void writeArgumentChecks(const KernelInfo &kernel, const KernelNames &names);
+  /// The grid's extents into `names.grid`, and their check.
+  void writeGridChecks(const KernelInfo &kernel, const KernelNames &names);
+  /// A header for the host target: the kernels as C functions.
+  void writeHost();
+  void writeHostKernel(const KernelInfo &kernel);
+  /// The name of the host function a kernel compiles to.
+  std::string hostSymbol(const KernelInfo &kernel) const {
+    return prefix + "_host_" + kernel.name + "_";
+  }
   /// Writes the encoding of `kernel`'s tensor maps to `os` (the header, or
   /// a block of it).
   void writeTensorMaps(const KernelInfo &kernel, const KernelNames &names,
@@ -251,7 +283,7 @@ private:
   const ModuleInfo &module;
   raw_ostream &os;
   const RuntimeApi &api;
-  bool hip;
+  bool hip, host;
   std::string prefix, macroPrefix, guard;
   StringSet<> kernelMacros;
 };
@@ -260,6 +292,8 @@ private:
 constexpr int64_t defaultSharedMemoryLimit = 48 * 1024;
 
 void HeaderWriter::write() {
+  if (host)
+    return writeHost();
   writeBanner();
   os << "#ifndef " << guard << "\n#define " << guard << "\n\n";
   os << "#include <stddef.h>\n#include <stdint.h>\n";
@@ -812,7 +846,8 @@ bool HeaderWriter::isReservedParamName(StringRef name,
   // is a single name, so appending '_' eventually frees any name.
   if (name == guard || name == macroPrefix + "_ARCH" ||
       name == macroPrefix + "_MAX_CONTEXTS" ||
-      name == macroPrefix + "_ALIGNED_" || name == prefix + "_function_")
+      name == macroPrefix + "_ALIGNED_" || name == prefix + "_function_" ||
+      name == hostSymbol(kernel))
     return true;
   // Runtime names the launch function uses.
   for (StringRef used :
@@ -1017,92 +1052,9 @@ void HeaderWriter::writeKernel(const KernelInfo &kernel, unsigned index) {
     os << "  unsigned " << names.image << ";\n";
   os << "  " << api.result << " " << names.err << ";\n";
 
-  // Pointers.
-  for (auto [i, param] : enumerate(params)) {
-    if (param.kind != KernelParamInfo::Kind::Tensor)
-      continue;
-    const std::string &name = names.params[i];
-    std::string cond = hip ? name + " == NULL" : name + " == 0";
-    if (param.alignment > 1)
-      cond += " || " + (hip ? "(uintptr_t)" + name : name) + " % " +
-              std::to_string(param.alignment) + " != 0";
-    writeReject(cond);
-  }
+  writeArgumentChecks(kernel, names);
 
-  // Dynamic extents: the kernel receives them as int32_t.
-  for (size_t i = 0; i < params.size(); ++i)
-    if (isDim(i))
-      writeReject(names.params[i] + " < 1 || " + names.params[i] +
-                  " > INT32_MAX");
-
-  // Element counts: the kernel indexes with 32 bits. The extents are in
-  // [1, INT32_MAX] by now, so `d > INT32_MAX / s` is `d * s > INT32_MAX`
-  // without overflow. Tensors of the same shape share a check.
-  SmallVector<std::pair<std::string, std::string>> countChecks;
-  for (auto [i, param] : enumerate(params)) {
-    if (param.kind != KernelParamInfo::Kind::Tensor)
-      continue;
-    uint64_t staticCount = 1;
-    SmallVector<StringRef> dynamicExtents;
-    for (int64_t extent : param.shape) {
-      if (extent >= 0) {
-        staticCount = SaturatingMultiply(staticCount, uint64_t(extent));
-        continue;
-      }
-      size_t dim = size_t(-extent - 1);
-      assert(dim < params.size() && isDim(dim) &&
-             "a dynamic extent must name a Dim parameter");
-      dynamicExtents.push_back(names.params[dim]);
-    }
-    if (staticCount > uint64_t(INT32_MAX)) {
-      writeReject("1", names.params[i] + " elements: always too many");
-      continue;
-    }
-    if (staticCount == 0 || dynamicExtents.empty())
-      continue;
-    std::string cond, divisor = staticCount == 1
-                                    ? std::string()
-                                    : " / " + std::to_string(staticCount);
-    for (StringRef extent : dynamicExtents) {
-      // The first extent alone is in range already.
-      if (!divisor.empty()) {
-        if (!cond.empty())
-          cond += " ||\n      ";
-        cond += extent.str() + " > INT32_MAX" + divisor;
-      }
-      divisor += " / " + extent.str();
-    }
-    if (cond.empty())
-      continue;
-    auto *same = find_if(
-        countChecks, [&](const auto &check) { return check.first == cond; });
-    if (same == countChecks.end())
-      countChecks.push_back({cond, names.params[i]});
-    else
-      same->second += ", " + names.params[i];
-  }
-  for (const auto &[cond, tensors] : countChecks)
-    writeReject(cond, tensors + " elements");
-
-  // The grid.
-  static const int64_t gridLimits[3] = {INT32_MAX, 65535, 65535};
-  std::string gridCond;
-  for (int d = 0; d < 3; ++d) {
-    std::string expr = renameIdentifiers(kernel.grid[d], names.byTileName);
-    std::string element = names.grid + "[" + std::to_string(d) + "]";
-    os << "  " << element << " = " << expr << ";\n";
-    // A literal in range needs no run-time check.
-    int64_t value;
-    if (!StringRef(expr).trim().getAsInteger(10, value) && value >= 1 &&
-        value <= gridLimits[d])
-      continue;
-    if (!gridCond.empty())
-      gridCond += " ||\n      ";
-    gridCond +=
-        element + " < 1 || " + element + " > " + std::to_string(gridLimits[d]);
-  }
-  if (!gridCond.empty())
-    writeReject(gridCond);
+  writeGridChecks(kernel, names);
 
   // Load on first use, pack the arguments, launch.
   os << "  " << names.err << " = " << prefix << "_function_(" << index << ", &"
@@ -1168,6 +1120,220 @@ void HeaderWriter::writeKernel(const KernelInfo &kernel, unsigned index) {
      << ", stream, " << (numArgs ? names.args : std::string("NULL"))
      << ", NULL);\n";
   os << "}\n\n";
+}
+
+void HeaderWriter::writeHost() {
+  os << "/*\n";
+  os << " * Generated by tilec from " << commentText(module.sourceName)
+     << " for the host CPU; do not edit.\n";
+  os << " *\n";
+  os << " * Runs the module's kernels on the calling thread, each block of "
+        "the\n"
+        " * grid in turn, through the functions of the object file compiled\n"
+        " * with it (link it, and libm); docs/host.md says how they compute.\n"
+        " * Every function is static inline.\n";
+  os << " *\n";
+  for (const KernelInfo &kernel : module.kernels)
+    os << " *   " << kernel.name << "_run()\n";
+  os << " *\n";
+  os << " * They never print or exit: they return TILEC_HOST_INVALID_VALUE,\n"
+        " * running nothing, for a null or misaligned tensor, an extent\n"
+        " * outside [1, INT32_MAX], a tensor of more than INT32_MAX\n"
+        " * elements or a grid out of a GPU's limits (the GPU launch\n"
+        " * functions' checks), and otherwise TILEC_HOST_SUCCESS once the\n"
+        " * kernel has run.\n";
+  os << " */\n\n";
+  os << "#ifndef " << guard << "\n#define " << guard << "\n\n";
+  os << "#include <stddef.h>\n#include <stdint.h>\n";
+  bool needsBool = any_of(module.kernels, [](const KernelInfo &kernel) {
+    return any_of(kernel.params, [](const KernelParamInfo &param) {
+      return param.kind == KernelParamInfo::Kind::Scalar &&
+             param.cType == "bool";
+    });
+  });
+  if (needsBool)
+    os << "#include <stdbool.h>\n";
+  os << "\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
+  os << "#ifndef TILEC_HOST_SUCCESS\n";
+  os << "#define TILEC_HOST_SUCCESS 0\n";
+  os << "#define TILEC_HOST_INVALID_VALUE 1\n";
+  os << "#endif\n\n";
+  for (const KernelInfo &kernel : module.kernels)
+    writeHostKernel(kernel);
+  os << "#ifdef __cplusplus\n} /* extern \"C\" */\n#endif\n\n";
+  os << "#endif /* " << guard << " */\n";
+}
+
+void HeaderWriter::writeHostKernel(const KernelInfo &kernel) {
+  KernelNames names = nameKernel(kernel);
+  const auto &params = kernel.params;
+  os << "/*\n * " << kernel.name << "\n";
+  for (auto [i, param] : enumerate(params)) {
+    os << " *   " << names.params[i] << ": ";
+    switch (param.kind) {
+    case KernelParamInfo::Kind::Tensor:
+      os << commentText(param.cType) << shapeText(param, names);
+      if (param.alignment > 1)
+        os << ", " << param.alignment << "-byte aligned";
+      break;
+    case KernelParamInfo::Kind::Scalar:
+      os << commentText(param.cType);
+      break;
+    case KernelParamInfo::Kind::Dim:
+      os << "dynamic extent in [1, INT32_MAX]";
+      break;
+    }
+    os << "\n";
+  }
+  os << " * grid  (";
+  for (int d = 0; d < 3; ++d)
+    os << (d ? ", " : "")
+       << commentText(renameIdentifiers(kernel.grid[d], names.byTileName));
+  os << "), its blocks one after the other\n */\n";
+
+  // The compiled function: tensors as pointers, extents as int64_t.
+  auto cType = [&](const KernelParamInfo &param) -> std::string {
+    switch (param.kind) {
+    case KernelParamInfo::Kind::Tensor:
+      return "void *";
+    case KernelParamInfo::Kind::Scalar:
+      return param.cType;
+    case KernelParamInfo::Kind::Dim:
+      return "int64_t";
+    }
+    llvm_unreachable("unknown parameter kind");
+  };
+  auto wrap = [&](std::string line, ArrayRef<std::string> pieces,
+                  StringRef close, StringRef none = "void") {
+    for (auto [i, piece] : enumerate(pieces)) {
+      std::string text = piece + (i + 1 == pieces.size() ? close.str() : ",");
+      if (i && line.size() + 1 + text.size() > 80) {
+        os << line << "\n";
+        line = "    " + text;
+      } else {
+        line += (i ? " " : "") + text;
+      }
+    }
+    if (pieces.empty())
+      line += none.str() + close.str();
+    os << line << "\n";
+  };
+  SmallVector<std::string> types, declarations, arguments;
+  for (auto [i, param] : enumerate(params)) {
+    std::string type = cType(param);
+    types.push_back(type);
+    declarations.push_back(type + (StringRef(type).ends_with("*") ? "" : " ") +
+                           names.params[i]);
+    arguments.push_back(names.params[i]);
+  }
+  wrap("void " + hostSymbol(kernel) + "(", types, ");");
+  wrap("static inline int " + kernel.name + "_run(", declarations, ") {");
+  os << "  int64_t " << names.grid << "[3];\n";
+  writeArgumentChecks(kernel, names);
+  // The grids a GPU refuses are refused here too: a program that runs on
+  // the host runs on the GPU.
+  writeGridChecks(kernel, names);
+  os << "  (void)" << names.grid << ";\n";
+  wrap("  " + hostSymbol(kernel) + "(", arguments, ");", "");
+  os << "  return TILEC_HOST_SUCCESS;\n}\n\n";
+}
+
+void HeaderWriter::writeGridChecks(const KernelInfo &kernel,
+                                   const KernelNames &names) {
+  // The grid, within the limits of NVIDIA and AMD GPUs alike.
+  static const int64_t gridLimits[3] = {INT32_MAX, 65535, 65535};
+  std::string gridCond;
+  for (int d = 0; d < 3; ++d) {
+    std::string expr = renameIdentifiers(kernel.grid[d], names.byTileName);
+    std::string element = names.grid + "[" + std::to_string(d) + "]";
+    os << "  " << element << " = " << expr << ";\n";
+    // A literal in range needs no run-time check.
+    int64_t value;
+    if (!StringRef(expr).trim().getAsInteger(10, value) && value >= 1 &&
+        value <= gridLimits[d])
+      continue;
+    if (!gridCond.empty())
+      gridCond += " ||\n      ";
+    gridCond +=
+        element + " < 1 || " + element + " > " + std::to_string(gridLimits[d]);
+  }
+  if (!gridCond.empty())
+    writeReject(gridCond);
+}
+
+void HeaderWriter::writeArgumentChecks(const KernelInfo &kernel,
+                                       const KernelNames &names) {
+  const auto &params = kernel.params;
+  auto isDim = [&](size_t i) {
+    return params[i].kind == KernelParamInfo::Kind::Dim;
+  };
+  // Pointers.
+  for (auto [i, param] : enumerate(params)) {
+    if (param.kind != KernelParamInfo::Kind::Tensor)
+      continue;
+    const std::string &name = names.params[i];
+    bool pointer = hip || host;
+    std::string cond = pointer ? name + " == NULL" : name + " == 0";
+    if (param.alignment > 1)
+      cond += " || " + (pointer ? "(uintptr_t)" + name : name) + " % " +
+              std::to_string(param.alignment) + " != 0";
+    writeReject(cond);
+  }
+
+  // Dynamic extents: the kernel receives them as int32_t.
+  for (size_t i = 0; i < params.size(); ++i)
+    if (isDim(i))
+      writeReject(names.params[i] + " < 1 || " + names.params[i] +
+                  " > INT32_MAX");
+
+  // Element counts: the kernel indexes with 32 bits. The extents are in
+  // [1, INT32_MAX] by now, so `d > INT32_MAX / s` is `d * s > INT32_MAX`
+  // without overflow. Tensors of the same shape share a check.
+  SmallVector<std::pair<std::string, std::string>> countChecks;
+  for (auto [i, param] : enumerate(params)) {
+    if (param.kind != KernelParamInfo::Kind::Tensor)
+      continue;
+    uint64_t staticCount = 1;
+    SmallVector<StringRef> dynamicExtents;
+    for (int64_t extent : param.shape) {
+      if (extent >= 0) {
+        staticCount = SaturatingMultiply(staticCount, uint64_t(extent));
+        continue;
+      }
+      size_t dim = size_t(-extent - 1);
+      assert(dim < params.size() && isDim(dim) &&
+             "a dynamic extent must name a Dim parameter");
+      dynamicExtents.push_back(names.params[dim]);
+    }
+    if (staticCount > uint64_t(INT32_MAX)) {
+      writeReject("1", names.params[i] + " elements: always too many");
+      continue;
+    }
+    if (staticCount == 0 || dynamicExtents.empty())
+      continue;
+    std::string cond, divisor = staticCount == 1
+                                    ? std::string()
+                                    : " / " + std::to_string(staticCount);
+    for (StringRef extent : dynamicExtents) {
+      // The first extent alone is in range already.
+      if (!divisor.empty()) {
+        if (!cond.empty())
+          cond += " ||\n      ";
+        cond += extent.str() + " > INT32_MAX" + divisor;
+      }
+      divisor += " / " + extent.str();
+    }
+    if (cond.empty())
+      continue;
+    auto *same = find_if(
+        countChecks, [&](const auto &check) { return check.first == cond; });
+    if (same == countChecks.end())
+      countChecks.push_back({cond, names.params[i]});
+    else
+      same->second += ", " + names.params[i];
+  }
+  for (const auto &[cond, tensors] : countChecks)
+    writeReject(cond, tensors + " elements");
 }
 
 /// Encodes the kernel's tensor maps from the tensors' addresses and shapes.

@@ -18,7 +18,7 @@ namespace {
 struct ContractFloatPass
     : public tilec::impl::TilecContractFloatBase<ContractFloatPass> {
   void runOnOperation() override {
-    getOperation().walk([&](arith::ArithFastMathInterface op) {
+    getOperation()->walk([&](arith::ArithFastMathInterface op) {
       arith::FastMathFlagsAttr current = op.getFastMathFlagsAttr();
       arith::FastMathFlags flags =
           current ? current.getValue() : arith::FastMathFlags::none;

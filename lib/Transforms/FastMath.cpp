@@ -28,7 +28,7 @@ struct FastMathPass : public tilec::impl::TilecFastMathBase<FastMathPass> {
     auto fast = arith::FastMathFlagsAttr::get(
         context, arith::FastMathFlags::afn | arith::FastMathFlags::arcp |
                      arith::FastMathFlags::contract);
-    getOperation().walk([&](Operation *op) {
+    getOperation()->walk([&](Operation *op) {
       if (auto func = dyn_cast<gpu::GPUFuncOp>(op)) {
         // The gpu.func's attributes carry over to the llvm.func, where this
         // one is the "denormal-fp-math-f32" function attribute.
@@ -39,13 +39,14 @@ struct FastMathPass : public tilec::impl::TilecFastMathBase<FastMathPass> {
       if (auto math = dyn_cast<arith::ArithFastMathInterface>(op))
         op->setAttr(math.getFastMathAttrName(), fast);
     });
-    if (!nvvmFtz)
+    auto module = dyn_cast<gpu::GPUModuleOp>(getOperation());
+    if (!nvvmFtz || !module)
       return;
     // libdevice's functions (__nv_exp2f, ...) pick their flushing variants
     // by __nvvm_reflect("__CUDA_FTZ"), which reads this module flag.
-    OpBuilder b = OpBuilder::atBlockBegin(getOperation().getBody());
+    OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
     LLVM::ModuleFlagsOp::create(
-        b, getOperation().getLoc(),
+        b, module.getLoc(),
         b.getArrayAttr({LLVM::ModuleFlagAttr::get(
             context, LLVM::ModFlagBehavior::Override,
             b.getStringAttr("nvvm-reflect-ftz"), b.getI32IntegerAttr(1))}));

@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
 """The GPU test suite: compiles each kernel configuration with tilec, builds
 a test program against its generated header, runs it on the GPU on fresh
-random inputs and compares with a float64 reference.
+random inputs and compares with a float64 reference (or cuBLAS), and with
+what the same program built for the host target (--target host) computed
+on the same inputs just before.
 
     test/gpu/run.py                  # build and run (skips without a GPU)
     test/gpu/run.py build --out DIR  # only build (where tilec runs)
     test/gpu/run.py run --out DIR    # only run what DIR holds (where the GPU is)
     test/gpu/run.py verify           # what the Z3 verifiers prove of each
+    test/gpu/run.py host             # the programs that fit a CPU, run on
+                                     # the host target (--target host)
 
 Building needs tilec, g++ and the CUDA toolkit's cuda.h; running needs an
 NVIDIA GPU and its driver.
@@ -15,6 +19,7 @@ NVIDIA GPU and its driver.
 import argparse
 import json
 import os
+import random
 import shutil
 import subprocess
 import sys
@@ -43,6 +48,9 @@ def configs():
         out.append((f"add_f16_{m}x{n}", example("elementwise_add"),
                     {"M": m, "N": n, "dtype": "float16"}, "ADD",
                     {"M": m, "N": n, "DTYPE_F16": 1}))
+    for dtype in ("float8_e4m3", "float8_e5m2"):
+        out.append((f"convert_{dtype}", kernel("convert"), {"dtype": dtype},
+                    "FP8", {"FP8_E5M2": int(dtype.endswith("e5m2"))}))
     out.append(("copy2d", kernel("copy"), {}, "COPY2D", {}))
     out.append(("copy3d", kernel("copy"), {}, "COPY3D", {}))
     for kind in ["sum", "max", "min", "absmax", "abssum"]:
@@ -139,7 +147,7 @@ def configs():
         out.append((f"multiarch_{archs.replace(',', '_')}", kernel("copy"), {},
                     "MULTIARCH", {"ARCHS": f'"{archs}"'},
                     ["--arch", archs, "--kernel", "copy2d"], "multiarch.cpp"))
-    for m, n, k in [(256, 256, 256), (200, 136, 72)]:
+    for m, n, k in [(256, 256, 256), (200, 136, 72), (1000, 520, 333)]:
         out.append((f"gemm_example_{m}x{n}x{k}", example("gemm"),
                     {"M": m, "N": n, "K": k}, "GEMM", {"M": m, "N": n, "K": k}))
     # Tensor-core GEMM against cuBLAS: operand orders, types, tails.
@@ -249,6 +257,8 @@ def configs():
 
 def build(args):
     os.makedirs(args.out, exist_ok=True)
+    host_out = os.path.join(args.out, "host")
+    os.makedirs(host_out, exist_ok=True)
     cuda = os.environ.get("CUDA_PATH", "/usr/local/cuda")
     manifest = []
     compiled = {}
@@ -290,8 +300,20 @@ def build(args):
         if result.returncode != 0:
             print(f"BUILD FAIL {name}: {' '.join(cmd)}\n{result.stderr}")
             return 1
-        manifest.append({"name": name, "exe": os.path.basename(exe),
-                         "compile_seconds": round(seconds, 3)})
+        entry = {"name": name, "exe": os.path.basename(exe),
+                 "compile_seconds": round(seconds, 3)}
+        # The same program for the host target, to run first on the same
+        # inputs (differential testing).
+        work = host_work(test_kind, macros)
+        if args.differential and work is not None and work <= args.max_work:
+            twin = build_host_program(
+                argparse.Namespace(out=host_out, tilec=args.tilec,
+                                   cxx=args.cxx),
+                name, source, defines, test_kind, macros, flags, harness)
+            if twin is None:
+                return 1
+            entry["host_exe"] = os.path.relpath(twin, args.out)
+        manifest.append(entry)
         print(f"built {name} (tilec {seconds:.2f} s)")
     with open(os.path.join(args.out, "manifest.json"), "w") as f:
         json.dump(manifest, f, indent=1)
@@ -349,6 +371,96 @@ def verify(args):
     return 1 if failed else 0
 
 
+# GPU-only flags: the host target compiles the same kernel without them.
+GPU_FLAGS = {"--no-tma", "--no-wgmma", "--no-warp-specialize"}
+
+
+def host_work(kind, macros):
+    """The multiply-adds a program's kernel and float64 reference do, or
+    None for programs the host target does not run: headers for several
+    GPUs."""
+    if kind == "MULTIARCH":
+        return None
+    if kind in ("MMA", "GEMM"):
+        return macros["M"] * macros["N"] * macros["K"]
+    if kind == "FLASH":
+        return (macros["TEST_BATCH"] * macros["TEST_HEADS"] * macros["TEST_SEQ"]
+                * macros["TEST_SEQ_KV"] * macros["TEST_DIM"])
+    if kind in ("ADD", "REDUCE", "RMSNORM", "SOFTMAX"):
+        return macros["M"] * macros["N"]
+    return 1
+
+
+def build_host_program(args, name, source, defines, kind, macros, flags,
+                       harness):
+    """Compiles one program of the suite for the host target into
+    args.out: tilec --target host makes the kernel's object file and header,
+    and the harness is built against them. Returns the program's path, or
+    None after printing why it failed."""
+    flags = [f for f in flags if f not in GPU_FLAGS]
+    base = os.path.join(args.out, name)
+    cmd = [args.tilec, source, "--target", "host", "-o", base + ".o", *flags]
+    for k, v in defines.items():
+        cmd += ["-D", f"{k}={v}"]
+    result = subprocess.run(cmd, capture_output=True, text=True)
+    if result.returncode != 0:
+        print(f"FAIL {name}: {' '.join(cmd)}\n{result.stderr}")
+        return None
+    cmd = [args.cxx, "-std=c++17", "-O1", "-Wall", "-Wextra",
+           "-DTILEC_TEST_HOST", "-I", os.path.join(HERE, "harness"),
+           "-include", base + ".h", f"-DTEST_{kind}", f'-DTEST_NAME="{name}"']
+    cmd += [f"-D{'TEST_' + k if k in 'MNK' else k}={v}"
+            for k, v in macros.items()]
+    cmd += [os.path.join(HERE, "harness", harness), base + ".o", "-o", base,
+            "-lm"]
+    result = subprocess.run(cmd, capture_output=True, text=True)
+    if result.returncode != 0:
+        print(f"FAIL {name}: {' '.join(cmd)}\n{result.stderr}")
+        return None
+    return base
+
+
+def host(args):
+    """Builds the suite's programs small enough for a CPU against the host
+    target (tilec --target host: an object file and its header) and runs
+    them, here."""
+    os.makedirs(args.out, exist_ok=True)
+    seen = set()
+    failed = 0
+    count = 0
+    for name, source, defines, kind, macros, *rest in configs():
+        flags = [f for f in (rest[0] if rest else []) if f not in GPU_FLAGS]
+        harness = rest[1] if len(rest) > 1 else "harness.cpp"
+        work = host_work(kind, macros)
+        if work is None or work > args.max_work:
+            continue
+        if args.filter and not any(f in name for f in args.filter.split(",")):
+            continue
+        key = (source, tuple(sorted(defines.items())), tuple(flags))
+        if key in seen:
+            continue
+        seen.add(key)
+        count += 1
+        exe = build_host_program(args, name, source, defines, kind, macros,
+                                 flags, harness)
+        if exe is None:
+            failed += 1
+            continue
+        try:
+            result = subprocess.run([exe], capture_output=True, text=True,
+                                    timeout=args.timeout)
+            output, code = result.stdout + result.stderr, result.returncode
+        except subprocess.TimeoutExpired:
+            output, code = f"TIMEOUT {name}\n", -1
+        sys.stdout.write(output)
+        if code != 0:
+            failed += 1
+            if "FAIL" not in output:
+                print(f"FAIL {name}: exit code {code}")
+    print(f"{count - failed} of {count} host programs passed")
+    return 1 if failed else 0
+
+
 def have_gpu():
     smi = shutil.which("nvidia-smi")
     if not smi:
@@ -373,13 +485,40 @@ def run(args):
         if args.sanitize:
             cmd = ["compute-sanitizer", "--error-exitcode", "3",
                    "--tool", "memcheck", exe]
+        env = dict(os.environ)
+        env.setdefault("TILEC_TEST_SEED", str(random.getrandbits(32)))
+        record = None
+        if entry.get("host_exe") and not args.sanitize:
+            # The host target's result on the same inputs, which the GPU's
+            # must agree with.
+            record = os.path.join(args.out, entry["exe"] + ".host-record")
+            try:
+                result = subprocess.run(
+                    [os.path.join(args.out, entry["host_exe"])],
+                    capture_output=True, text=True, timeout=args.timeout,
+                    env={**env, "TILEC_TEST_RECORD": record})
+                host_output = result.stdout + result.stderr
+                host_code = result.returncode
+            except subprocess.TimeoutExpired:
+                host_output, host_code = "TIMEOUT", -1
+            if host_code != 0:
+                msg = (f"FAIL {entry['name']}: the host target's run failed\n"
+                       + "".join("  " + line + "\n"
+                                 for line in host_output.splitlines()))
+                sys.stdout.write(msg)
+                lines.append(msg)
+                failed += 1
+                continue
+            env["TILEC_TEST_AGAINST"] = record
         try:
             result = subprocess.run(cmd, capture_output=True, text=True,
-                                    timeout=args.timeout)
+                                    timeout=args.timeout, env=env)
             output = result.stdout + result.stderr
             code = result.returncode
         except subprocess.TimeoutExpired:
             output, code = f"TIMEOUT {entry['name']}\n", -1
+        if record and os.path.exists(record):
+            os.remove(record)
         sys.stdout.write(output)
         lines.append(output)
         if code != 0:
@@ -399,7 +538,7 @@ def run(args):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("step", nargs="?",
-                        choices=["all", "build", "run", "verify"],
+                        choices=["all", "build", "run", "verify", "host"],
                         default="all")
     parser.add_argument("--out", default=os.path.join(ROOT, "build", "gpu-tests"))
     parser.add_argument("--tilec", default=os.path.join(ROOT, "build", "bin", "tilec"))
@@ -413,7 +552,21 @@ def main():
     parser.add_argument("--filter",
                         help="run only the programs whose names contain one "
                              "of these comma-separated strings")
+    parser.add_argument("--cxx", default=os.environ.get("CXX", "c++"),
+                        help="the C++ compiler of the host programs")
+    parser.add_argument("--max-work", type=float, default=2 ** 28,
+                        help="host, and the host twins of build: leave out "
+                             "programs whose kernel does more multiply-adds "
+                             "than this")
+    parser.add_argument("--no-differential", dest="differential",
+                        action="store_false",
+                        help="build: no host-target twins, so run compares "
+                             "with the references only")
     args = parser.parse_args()
+    if args.step == "host":
+        if args.out == parser.get_default("out"):
+            args.out = os.path.join(ROOT, "build", "host-tests")
+        return host(args)
     if args.step == "verify":
         return verify(args)
     if args.step in ("all", "build"):

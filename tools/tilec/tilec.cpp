@@ -13,6 +13,7 @@
 #include "tilec/Frontend/MLIRGen.h"
 #include "tilec/InitTilec.h"
 #include "tilec/Target/HeaderGen.h"
+#include "tilec/Target/HostObject.h"
 #include "tilec/Transforms/Passes.h"
 
 #include "mlir/IR/AsmState.h"
@@ -47,6 +48,9 @@ struct Options {
   std::vector<std::string> defines;
   std::string kernel;
   std::string arch = kDefaultArch.str();
+  /// "gpu" (the --arch targets) or "host".
+  std::string target = "gpu";
+  bool archGiven = false;
   unsigned optLevel = 3;
   bool fastMath = false;
   bool noFma = false;
@@ -185,6 +189,45 @@ static mlir::LogicalResult compileForTargets(
   return mlir::success();
 }
 
+/// Compiles `module` for the host CPU: the LLVM dialect, x86-64 assembly, or
+/// an object file and the header that calls its functions.
+static mlir::LogicalResult compileHostModule(
+    mlir::ModuleOp module, const Job &job,
+    llvm::function_ref<mlir::LogicalResult(mlir::PassManager &)> configure,
+    llvm::raw_ostream &os, std::vector<Artifact> &artifacts) {
+  const CompileOptions &options = job.targets.front();
+  mlir::FailureOr<ModuleInfo> info =
+      describeHostKernels(module, job.prefix, job.sourceName);
+  if (mlir::failed(info) ||
+      mlir::failed(
+          lowerModule(module, options, Stage::Tile, Stage::GPU, configure)))
+    return mlir::failure();
+  if (job.emit == Emit::VerifyOnly)
+    return mlir::success();
+  if (mlir::failed(
+          lowerModule(module, options, Stage::GPU, Stage::LLVM, configure)))
+    return mlir::failure();
+  if (job.emit == Emit::LLVM) {
+    os << printModule(module);
+    return mlir::success();
+  }
+  std::string header;
+  llvm::raw_string_ostream headerOs(header);
+  writeHeader(*info, headerOs);
+  if (job.emit == Emit::Header) {
+    os << header;
+    return mlir::success();
+  }
+  mlir::FailureOr<std::string> object = compileForHost(
+      module, options.optLevel, /*assembly=*/job.emit == Emit::Assembly);
+  if (mlir::failed(object))
+    return mlir::failure();
+  os << *object;
+  if (job.emit == Emit::Binary)
+    artifacts.push_back({job.headerPath, std::move(header)});
+  return mlir::success();
+}
+
 /// Internal errors end the run at once: the IR can no longer be trusted, and
 /// no output has been written yet.
 [[noreturn]] static void exitAfterInternalError() {
@@ -237,6 +280,8 @@ compileBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer, const Job &job,
       os << printModule(*module);
       return mlir::success();
     }
+    if (job.targets.front().target->isHost())
+      return compileHostModule(*module, job, configure, os, artifacts);
 
     if (job.targets.size() > 1)
       return compileForTargets(*module, job, configure, os);
@@ -400,6 +445,7 @@ static std::optional<Emit> chooseEmit(const Options &options,
                .Case(".hsaco", "hsaco")
                .Case(".ptx", "ptx")
                .Case(".s", "isa")
+               .Case(".o", "obj")
                .Case(".h", "header")
                .Default("tile");
   }
@@ -407,11 +453,22 @@ static std::optional<Emit> chooseEmit(const Options &options,
     llvm::errs() << "tilec: error: " << message << "\n";
     return std::nullopt;
   };
-  if ((emit == "ptx" || emit == "cubin") && !target.isNVIDIA())
-    return fail("--emit=" + emit + " needs an NVIDIA --arch, not " +
-                target.name);
-  if (emit == "hsaco" && target.isNVIDIA())
-    return fail("--emit=hsaco needs an AMD --arch, not " + target.name);
+  if (target.isHost()) {
+    if (emit == "layouts" || emit == "gpu" || emit == "ptx" ||
+        emit == "cubin" || emit == "hsaco")
+      return fail("--emit=" + emit +
+                  " is for GPU targets; the host target emits ast, tile, "
+                  "llvm, isa (x86-64 assembly), obj or header");
+  } else {
+    if (emit == "obj")
+      return fail("--emit=obj is for --target host; a GPU target's binary "
+                  "is a cubin or an hsaco");
+    if ((emit == "ptx" || emit == "cubin") && !target.isNVIDIA())
+      return fail("--emit=" + emit + " needs an NVIDIA --arch, not " +
+                  target.name);
+    if (emit == "hsaco" && target.isNVIDIA())
+      return fail("--emit=hsaco needs an AMD --arch, not " + target.name);
+  }
   return llvm::StringSwitch<std::optional<Emit>>(emit)
       .Case("ast", Emit::AST)
       .Case("tile", Emit::Tile)
@@ -419,7 +476,7 @@ static std::optional<Emit> chooseEmit(const Options &options,
       .Case("gpu", Emit::GPU)
       .Case("llvm", Emit::LLVM)
       .Cases({"ptx", "isa"}, Emit::Assembly)
-      .Cases({"cubin", "hsaco"}, Emit::Binary)
+      .Cases({"cubin", "hsaco", "obj"}, Emit::Binary)
       .Case("header", Emit::Header)
       .Default(std::nullopt);
 }
@@ -428,7 +485,16 @@ static int compile(const Options &options, const char *argv0) {
   // --arch sm_80,sm_90a: one target per name.
   llvm::SmallVector<const TargetInfo *> targets;
   llvm::SmallVector<llvm::StringRef> names;
-  llvm::StringRef(options.arch).split(names, ',');
+  if (options.target == "host") {
+    if (options.archGiven) {
+      llvm::errs() << "tilec: error: --arch names a GPU; --target host "
+                      "compiles for the host CPU\n";
+      return 1;
+    }
+    targets.push_back(&getHostTarget());
+  } else {
+    llvm::StringRef(options.arch).split(names, ',');
+  }
   for (llvm::StringRef name : names) {
     const TargetInfo *target = lookupTarget(name.trim());
     if (!target) {
@@ -492,6 +558,8 @@ static int compile(const Options &options, const char *argv0) {
   job.sourceName = llvm::sys::path::filename(options.input).str();
   job.prefix =
       prefixFor(options.output != "-" ? options.output : options.input);
+  for (CompileOptions &compile : job.targets)
+    compile.hostSymbolPrefix = job.prefix + "_host_";
   for (const std::string &text : options.defines) {
     std::pair<std::string, std::string> define;
     if (!parseDefine(text, define)) {
@@ -503,6 +571,11 @@ static int compile(const Options &options, const char *argv0) {
     job.import.defines.push_back(define);
   }
   if (job.emit == Emit::Assembly && !options.header.empty()) {
+    if (target->isHost()) {
+      llvm::errs() << "tilec: error: the host target's header goes with its "
+                      "object file (-o FILE.o), not with assembly\n";
+      return 1;
+    }
     if (!target->isNVIDIA()) {
       llvm::errs() << "tilec: error: --header with assembly output needs "
                       "PTX; an AMD header embeds an hsaco (-o FILE.hsaco)\n";
@@ -516,8 +589,9 @@ static int compile(const Options &options, const char *argv0) {
   }
   if (job.emit == Emit::Binary) {
     if (options.output == "-") {
-      llvm::errs() << "tilec: error: a cubin or hsaco is written to a file; "
-                      "give -o\n";
+      llvm::errs() << "tilec: error: a "
+                   << (target->isHost() ? "host object file" : "cubin or hsaco")
+                   << " is written to a file; give -o\n";
       return 1;
     }
     if (options.splitInputFile) {
@@ -612,24 +686,33 @@ int main(int argc, char **argv) {
       "each and loads the one that suits the device:";
   for (const TargetInfo &target : getTargets())
     archHelp += " " + target.name.str();
-  app.add_option("--arch", options.arch, archHelp);
+  app.add_option("--arch", options.arch, archHelp)
+      ->each([&](const std::string &) { options.archGiven = true; });
+  app.add_option("--target", options.target,
+                 "gpu (the default: the --arch GPUs) or host: the host CPU "
+                 "(x86-64), where each kernel is a C function that runs its "
+                 "blocks one after the other (-o FILE.o writes an object "
+                 "file and FILE.h; docs/host.md)")
+      ->check(CLI::IsMember({"gpu", "host"}));
   app.add_option("--emit", options.emit,
                  "What to produce: ast (the syntax tree), tile (the tile "
                  "dialect), layouts (every buffer's layout, in words), gpu "
                  "(per-thread code in a gpu.module), llvm (the "
-                 "LLVM dialect), ptx or isa (assembly), cubin or hsaco (the "
-                 "binary, with its C header beside it), header (the header "
-                 "alone). Without --emit, the -o suffix decides (.cubin, "
-                 ".hsaco, .ptx, .s, .h), and tile otherwise")
+                 "LLVM dialect), ptx or isa (assembly), cubin, hsaco or obj "
+                 "(the binary, with its C header beside it; obj for --target "
+                 "host), header (the header alone). Without --emit, the -o "
+                 "suffix decides (.cubin, .hsaco, .o, .ptx, .s, .h), and tile "
+                 "otherwise")
       ->check(CLI::IsMember({"ast", "tile", "layouts", "gpu", "llvm", "ptx",
-                             "isa", "cubin", "hsaco", "header"}));
+                             "isa", "cubin", "hsaco", "obj", "header"}));
   app.add_option("--header", options.header,
                  "Where the C header goes when a binary is written (default: "
                  "the output with .h); with PTX output, writes a header "
                  "that embeds the PTX, which the driver compiles for the GPU "
                  "it loads on");
   app.add_option("-O", options.optLevel,
-                 "Optimization level of the device code, 0 to 3 (default 3)")
+                 "Optimization level of the device code (or of the host "
+                 "object), 0 to 3 (default 3)")
       ->check(CLI::Range(0, 3));
   app.add_flag("--fast-math", options.fastMath,
                "Approximate division, square root and math functions "

@@ -43,6 +43,35 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "mlir::ModuleOp"> {
                            "::mlir::scf::SCFDialect"];
 }
 
+def ConvertTileToHost : Pass<"convert-tile-to-host", "mlir::ModuleOp"> {
+  let summary = "Make each kernel function a host function over its grid";
+  let description = [{
+    After `tile-sequentialize`, the body of a `tile.kernel` is what one
+    block runs. This pass makes each kernel function a C-callable function
+    that runs the body for every block of the grid, one after the other (z
+    slowest, x fastest, remapped in panels when the kernel has a
+    `tile.use_swizzle`), with the kernel's shared, fragment and local
+    buffers allocated once (128-byte aligned) before the grid's
+    loops and freed when the function returns; a `T.alloc_var` takes its
+    initial value again in every block. `tile.assume` goes.
+
+    The function's ABI is the GPU kernels': a tensor is a bare pointer (a
+    rank-0 memref, not aliasing the others) re-shaped inside with the index
+    arguments that hold its dynamic extents; extents and scalars are passed
+    as themselves, but float scalars narrower than f32 as their bits
+    (`uint16_t` or `uint8_t` in C). The function is renamed `<symbol-prefix><name>_`, for the header's
+    `<name>_run` to call, and returns nothing.
+  }];
+  let options = [
+    Option<"symbolPrefix", "symbol-prefix", "std::string", "\"\"",
+           "Prepended to each function's name (the header's prefix and an "
+           "underscore)">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def ConvertGPUToNVVM : Pass<"tilec-convert-gpu-to-nvvm", "mlir::gpu::GPUModuleOp"> {
   let summary = "Lower a gpu.module's kernels to the LLVM and NVVM dialects";
   let description = [{

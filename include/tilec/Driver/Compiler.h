@@ -54,6 +54,9 @@ struct CompileOptions {
   /// A directory with amdgcn/bitcode (ROCm device libraries) and
   /// llvm/bin/ld.lld, as MLIR's ROCDL serializer expects.
   std::string rocmPath;
+  /// The host target: what the compiled functions' names start with (the
+  /// header's prefix and "_host_").
+  std::string hostSymbolPrefix;
 };
 
 /// How far `lowerModule` takes a module.
@@ -66,9 +69,12 @@ enum class Stage {
   /// The tile dialect with copies as loops and every fragment, loop and
   /// gemm operand tile given its layout.
   Layouts,
-  /// Per-thread code outlined into a gpu.module, host side launching it.
+  /// Per-thread code outlined into a gpu.module, host side launching it;
+  /// for the host target, each kernel a function whose loops run its
+  /// blocks.
   GPU,
-  /// The gpu.module in the LLVM dialect (NVVM or ROCDL).
+  /// The gpu.module in the LLVM dialect (NVVM or ROCDL); for the host
+  /// target, the whole module.
   LLVM,
   /// The gpu.module compiled to PTX or AMDGCN assembly.
   Assembly,
@@ -95,6 +101,12 @@ mlir::FailureOr<ModuleInfo> describeKernels(mlir::ModuleOp module,
                                             const CompileOptions &options,
                                             llvm::StringRef prefix,
                                             llvm::StringRef sourceName);
+
+/// Describes the kernels of a module at Stage::Tile for the host target's
+/// header: their parameters and grids.
+mlir::FailureOr<ModuleInfo> describeHostKernels(mlir::ModuleOp module,
+                                                llvm::StringRef prefix,
+                                                llvm::StringRef sourceName);
 
 /// Writes the layout of every buffer of a module at Stage::Layouts, one
 /// line each, in words: where its elements live and how they are spread

@@ -17,7 +17,7 @@
 namespace tilec {
 
 struct TargetInfo {
-  enum class Vendor { NVIDIA, AMD };
+  enum class Vendor { NVIDIA, AMD, Host };
   /// The name given to --arch: "sm_90a", "gfx942".
   llvm::StringRef name;
   Vendor vendor;
@@ -33,13 +33,17 @@ struct TargetInfo {
   bool hasWgmma = false;
 
   bool isNVIDIA() const { return vendor == Vendor::NVIDIA; }
+  /// The host CPU: kernels run their blocks one after the other.
+  bool isHost() const { return vendor == Vendor::Host; }
 };
 
 /// The architecture tilec compiles for when --arch is not given.
 inline constexpr llvm::StringLiteral kDefaultArch = "sm_90a";
 
-/// Every supported target.
+/// Every supported GPU target.
 llvm::ArrayRef<TargetInfo> getTargets();
+/// The host CPU target (--target host).
+const TargetInfo &getHostTarget();
 /// The target named `name`, or null.
 const TargetInfo *lookupTarget(llvm::StringRef name);
 

@@ -111,7 +111,9 @@ struct ImageInfo {
 };
 
 struct ModuleInfo {
-  enum class Runtime { CUDA, HIP };
+  /// The GPU runtimes, or the host CPU: the module's kernels as functions
+  /// of an object file, which the header calls (no image is embedded).
+  enum class Runtime { CUDA, HIP, Host };
   Runtime runtime = Runtime::CUDA;
   /// Prefix of the module-wide functions and the include guard, a valid C
   /// identifier (e.g. "gemm" gives gemm_load / gemm_unload).

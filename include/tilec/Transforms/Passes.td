@@ -10,11 +10,12 @@
 
 include "mlir/Pass/PassBase.td"
 
-def TilecFastMath : Pass<"tilec-fast-math", "mlir::gpu::GPUModuleOp"> {
+def TilecFastMath : Pass<"tilec-fast-math"> {
   let summary = "Allow approximate math and flush f32 denormals to zero";
   let description = [{
     What `tilec --fast-math` asks for, applied to the kernels of a
-    gpu.module before it is lowered to NVVM or ROCDL, and what nvcc's
+    gpu.module before it is lowered to NVVM or ROCDL (or to the host
+    target's functions), and what nvcc's
     `--use_fast_math` means: every floating-point `arith` and `math` op gets
     the `afn`, `arcp` and `contract` fast-math flags, so that division and
     square root become their approximate instructions, `math.exp`,
@@ -25,7 +26,7 @@ def TilecFastMath : Pass<"tilec-fast-math", "mlir::gpu::GPUModuleOp"> {
     function attribute). It does not assume the absence of NaNs or
     infinities, nor reassociate: kernels mask with `-inf` on purpose.
 
-    With `nvvm-ftz`, the module also gets the `nvvm-reflect-ftz` module
+    With `nvvm-ftz`, a gpu.module also gets the `nvvm-reflect-ftz` module
     flag, through which libdevice's functions (`__nv_exp2f`, ...) choose
     their flushing variants (`ex2.approx.ftz.f32`).
   }];
@@ -37,16 +38,39 @@ def TilecFastMath : Pass<"tilec-fast-math", "mlir::gpu::GPUModuleOp"> {
                            "::mlir::LLVM::LLVMDialect"];
 }
 
-def TilecContractFloat : Pass<"tilec-contract-float",
-                               "mlir::gpu::GPUModuleOp"> {
+def TilecContractFloat : Pass<"tilec-contract-float"> {
   let summary = "Let floating-point multiplies and adds fuse into FMAs";
   let description = [{
     Adds the `contract` fast-math flag to every floating-point `arith` op of
-    a gpu.module's kernels, so that LLVM fuses `a * b + c` into one fused
+    the kernels it runs on, so that LLVM fuses `a * b + c` into one fused
     multiply-add, rounded once, as nvcc (`-fmad=true`), hipcc and Triton do
     by default. Without it the NVPTX backend keeps each multiply and add
     rounded on its own (`mul.rn`, `add.rn`). tilec runs it unless
     `--no-fma` is given; `--fast-math` implies it.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
+def TilecExpandFp8 : Pass<"tilec-expand-fp8"> {
+  let summary = "Convert to and from 8-bit floats with integer arithmetic";
+  let description = [{
+    LLVM has no 8-bit float types, so neither the NVPTX, AMDGPU nor x86
+    backend takes an `arith.extf` from, or an `arith.truncf` to,
+    `f8E4M3FN` or `f8E5M2`. This pass rewrites both into integer arithmetic
+    on the bytes (scalars or vectors), through f32:
+
+    - Widening is exact: normal numbers move their exponent and mantissa
+      fields, subnormals are scaled from an integer, and NaN (and, for
+      `f8E5M2`, infinity) map to themselves.
+    - Narrowing rounds to nearest, ties to even, and saturates to the
+      largest finite value (448 for `f8E4M3FN`, 57344 for `f8E5M2`),
+      infinities included; NaN stays NaN. This is what PTX's
+      `cvt.rn.satfinite` does, and what CUDA kernels written for TileLang
+      get. An f64 operand is rounded to f32 first.
+
+    Arithmetic on 8-bit floats is left to
+    `arith-emulate-unsupported-floats`, run before this pass, which widens
+    it to f32 around `arith.extf` and `arith.truncf`.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }

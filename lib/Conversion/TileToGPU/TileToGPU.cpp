@@ -59,43 +59,6 @@ Type kernelArgType(Type type) {
   return type;
 }
 
-/// Remaps the block indices in panels (TileLang's T.use_swizzle): linear
-/// block ids walk `panel` rows (or columns) of the grid across all columns
-/// (rows), alternating direction, so neighbouring blocks share operands.
-SmallVector<Value> swizzle(OpBuilder &b, Location loc, UseSwizzleOp op,
-                           Value bx, Value by) {
-  auto c = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
-  bool rowOrder = op.getOrder() == RasterOrder::Row;
-  // Work in (major, minor): row order panels run along y.
-  Value gx = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
-  Value gy = gpu::GridDimOp::create(b, loc, gpu::Dimension::y);
-  Value minorExtent = rowOrder ? gx : gy;
-  Value majorExtent = rowOrder ? gy : gx;
-  Value minor = rowOrder ? bx : by;
-  Value major = rowOrder ? by : bx;
-  Value linear = arith::AddIOp::create(
-      b, loc, minor, arith::MulIOp::create(b, loc, major, minorExtent));
-  Value panel = c(op.getPanelSizeAttr().getInt());
-  Value panelBlocks = arith::MulIOp::create(b, loc, panel, minorExtent);
-  Value panelIndex = arith::DivUIOp::create(b, loc, linear, panelBlocks);
-  Value offset = arith::RemUIOp::create(b, loc, linear, panelBlocks);
-  // The last panel may hold fewer rows.
-  Value start = arith::MulIOp::create(b, loc, panelIndex, panel);
-  Value left = arith::SubIOp::create(b, loc, majorExtent, start);
-  Value rows = arith::MinUIOp::create(b, loc, panel, left);
-  Value newMajor = arith::AddIOp::create(
-      b, loc, start, arith::RemUIOp::create(b, loc, offset, rows));
-  Value column = arith::DivUIOp::create(b, loc, offset, rows);
-  Value odd = arith::CmpIOp::create(
-      b, loc, arith::CmpIPredicate::ne,
-      arith::AndIOp::create(b, loc, panelIndex, c(1)), c(0));
-  Value reversed = arith::SubIOp::create(
-      b, loc, arith::SubIOp::create(b, loc, minorExtent, c(1)), column);
-  Value newMinor = arith::SelectOp::create(b, loc, odd, reversed, column);
-  return rowOrder ? SmallVector<Value>{newMinor, newMajor}
-                  : SmallVector<Value>{newMajor, newMinor};
-}
-
 /// Lowers `split` in place: the extra warpgroup after the kernel's
 /// `consumers` threads lowers its register budget and its first thread runs
 /// the producer; the others raise theirs and run the consumer code, whose
@@ -421,10 +384,10 @@ LogicalResult KernelOutliner::run() {
   Block &body = kernel.getBody().front();
   auto swizzleOps = llvm::to_vector(body.getOps<UseSwizzleOp>());
   if (!swizzleOps.empty() && blockIds.size() >= 2) {
-    SmallVector<Value> swizzled =
-        swizzle(b, loc, swizzleOps.front(), blockIds[0], blockIds[1]);
-    blockIds[0] = swizzled[0];
-    blockIds[1] = swizzled[1];
+    Value gx = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
+    Value gy = gpu::GridDimOp::create(b, loc, gpu::Dimension::y);
+    std::tie(blockIds[0], blockIds[1]) =
+        swizzleOps.front().emitRemap(b, loc, blockIds[0], blockIds[1], gx, gy);
   }
   for (UseSwizzleOp op : swizzleOps)
     op.erase();

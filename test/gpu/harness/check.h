@@ -1,13 +1,29 @@
 // CHECK(call) for CUDA driver calls: a failure prints the call, where it
 // is and the error's name, and exits with status 2. Shared by the GPU test
-// programs and the benchmarks (bench/).
+// programs and the benchmarks (bench/). Built with TILEC_TEST_HOST, for
+// the host target's functions, which return TILEC_HOST_SUCCESS or an
+// error.
 #ifndef TILEC_TEST_GPU_CHECK_H
 #define TILEC_TEST_GPU_CHECK_H
 
-#include <cuda.h>
-
 #include <cstdio>
 #include <cstdlib>
+
+#ifdef TILEC_TEST_HOST
+
+#define CHECK(call)                                                            \
+  do {                                                                         \
+    int check_ = (call);                                                       \
+    if (check_ != 0) {                                                         \
+      std::fprintf(stderr, "%s:%d: %s failed: %d\n", __FILE__, __LINE__,       \
+                   #call, check_);                                             \
+      std::exit(2);                                                            \
+    }                                                                          \
+  } while (0)
+
+#else
+
+#include <cuda.h>
 
 #define CHECK(call)                                                            \
   do {                                                                         \
@@ -20,5 +36,7 @@
       std::exit(2);                                                            \
     }                                                                          \
   } while (0)
+
+#endif // TILEC_TEST_HOST
 
 #endif // TILEC_TEST_GPU_CHECK_H

@@ -1,12 +1,26 @@
 // Shared helpers of the GPU test programs: device buffers, random data,
 // poisoning, half-precision conversion and comparison with a reference.
+// Built with TILEC_TEST_HOST, the same programs run the host target's
+// functions on buffers of the host's memory: LAUNCH(kernel, args...) calls
+// the GPU header's kernel_launch or the host header's kernel_run, SYNC()
+// waits for the GPU, and INVALID_VALUE is what both refuse arguments with.
 #ifndef TILEC_TEST_GPU_COMMON_H
 #define TILEC_TEST_GPU_COMMON_H
 
 #include "check.h"
 
+#ifdef TILEC_TEST_HOST
+#define LAUNCH(kernel, ...) kernel##_run(__VA_ARGS__)
+#define SYNC() ((void)0)
+#define INVALID_VALUE TILEC_HOST_INVALID_VALUE
+#else
 #include <cuda.h>
+#define LAUNCH(kernel, ...) kernel##_launch(nullptr, __VA_ARGS__)
+#define SYNC() CHECK(cuCtxSynchronize())
+#define INVALID_VALUE CUDA_ERROR_INVALID_VALUE
+#endif
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -67,6 +81,28 @@ inline uint16_t floatToHalf(float f) {
   return uint16_t(sign | half);
 }
 
+#ifdef TILEC_TEST_HOST
+/// A buffer of `count` elements of `bytes` each, aligned as cuMemAlloc's.
+struct Buffer {
+  char *ptr = nullptr;
+  size_t bytes = 0;
+  Buffer(size_t count, size_t elementBytes) : bytes(count * elementBytes) {
+    ptr = static_cast<char *>(
+        std::aligned_alloc(256, (bytes + 255) / 256 * 256 + 256));
+    if (!ptr) {
+      std::fprintf(stderr, "out of memory for %zu bytes\n", bytes);
+      std::exit(2);
+    }
+  }
+  ~Buffer() { std::free(ptr); }
+  Buffer(const Buffer &) = delete;
+  Buffer &operator=(const Buffer &) = delete;
+  /// NaN for floats, -1 for integers: untouched results stand out.
+  void poison() { std::memset(ptr, 0xff, bytes); }
+  void upload(const void *data) { std::memcpy(ptr, data, bytes); }
+  void download(void *data) { std::memcpy(data, ptr, bytes); }
+};
+#else
 /// A device buffer of `count` elements of `bytes` each.
 struct Buffer {
   CUdeviceptr ptr = 0;
@@ -80,17 +116,20 @@ struct Buffer {
   void upload(const void *data) { CHECK(cuMemcpyHtoD(ptr, data, bytes)); }
   void download(void *data) { CHECK(cuMemcpyDtoH(data, ptr, bytes)); }
 };
+#endif
 
 struct Context {
-  CUcontext context = nullptr;
   std::mt19937_64 rng;
   uint64_t seed;
   Context() {
+#ifndef TILEC_TEST_HOST
+    CUcontext context = nullptr;
     CHECK(cuInit(0));
     CUdevice device;
     CHECK(cuDeviceGet(&device, 0));
     CHECK(cuDevicePrimaryCtxRetain(&context, device));
     CHECK(cuCtxSetCurrent(context));
+#endif
     seed = std::random_device{}();
     if (const char *fixed = std::getenv("TILEC_TEST_SEED"))
       seed = std::strtoull(fixed, nullptr, 10);
@@ -148,6 +187,100 @@ inline std::vector<float> roundHalf(const std::vector<float> &values) {
   return result;
 }
 
+/// Differential testing: test/gpu/run.py runs a GPU program after the same
+/// program built for the host target, both on one seed (so on the same
+/// inputs). With TILEC_TEST_RECORD=FILE, compare() appends what it got and
+/// its tolerances to FILE; with TILEC_TEST_AGAINST=FILE, it also checks
+/// that what it got agrees with the record of the same comparison, element
+/// by element, as closely as each must agree with the reference.
+class Record {
+public:
+  static Record &get() {
+    static Record record;
+    return record;
+  }
+
+  void write(const std::string &name, const std::vector<double> &got,
+             const std::vector<double> &tolerance) {
+    if (!out)
+      return;
+    uint64_t sizes[2] = {name.size(), got.size()};
+    std::fwrite(sizes, sizeof(sizes), 1, out);
+    std::fwrite(name.data(), 1, name.size(), out);
+    std::fwrite(got.data(), sizeof(double), got.size(), out);
+    std::fwrite(tolerance.data(), sizeof(double), tolerance.size(), out);
+    std::fflush(out);
+  }
+
+  /// Checks `got` against the next comparison of the record, if there is
+  /// one; prints a PASS or FAIL line for it.
+  bool check(const std::string &name, const std::vector<double> &got,
+             const std::vector<double> &tolerance) {
+    if (!in)
+      return true;
+    std::string label = name + " vs host";
+    uint64_t sizes[2];
+    if (std::fread(sizes, sizeof(sizes), 1, in) != 1 || sizes[0] > 4096) {
+      std::printf("FAIL %-48s the host's record ends\n", label.c_str());
+      return false;
+    }
+    std::string theirName(sizes[0], '\0');
+    std::vector<double> theirs(sizes[1]), theirTolerance(sizes[1]);
+    bool complete =
+        std::fread(&theirName[0], 1, sizes[0], in) == sizes[0] &&
+        std::fread(theirs.data(), sizeof(double), sizes[1], in) == sizes[1] &&
+        std::fread(theirTolerance.data(), sizeof(double), sizes[1], in) ==
+            sizes[1];
+    if (!complete || theirName != name || theirs.size() != got.size()) {
+      std::printf("FAIL %-48s the host compared '%s' of %zu elements\n",
+                  label.c_str(), theirName.c_str(), theirs.size());
+      return false;
+    }
+    size_t bad = 0, first = 0;
+    double maxDiff = 0;
+    for (size_t i = 0; i < got.size(); ++i) {
+      double diff = std::fabs(got[i] - theirs[i]);
+      bool same = diff <= std::max(tolerance[i], theirTolerance[i]) ||
+                  (std::isnan(got[i]) && std::isnan(theirs[i]));
+      if (!std::isnan(diff))
+        maxDiff = std::max(maxDiff, diff);
+      if (!same && bad++ == 0)
+        first = i;
+    }
+    if (bad == 0) {
+      std::printf("PASS %-48s max|diff| %.3g\n", label.c_str(), maxDiff);
+      return true;
+    }
+    std::printf("FAIL %-48s %zu of %zu differ; first at %zu: got %.6g, the "
+                "host %.6g\n",
+                label.c_str(), bad, got.size(), first, got[first],
+                theirs[first]);
+    return false;
+  }
+
+private:
+  Record() {
+    if (const char *path = std::getenv("TILEC_TEST_RECORD"))
+      out = std::fopen(path, "wb");
+    if (const char *path = std::getenv("TILEC_TEST_AGAINST")) {
+      in = std::fopen(path, "rb");
+      if (!in) {
+        std::fprintf(stderr, "cannot read the host's record %s\n", path);
+        std::exit(2);
+      }
+    }
+  }
+  ~Record() {
+    if (out)
+      std::fclose(out);
+    if (in)
+      std::fclose(in);
+  }
+
+  std::FILE *out = nullptr;
+  std::FILE *in = nullptr;
+};
+
 /// Compares `got` with `want` elementwise: |got - want| <= atol + rtol *
 /// |want|. Prints one PASS or FAIL line and returns whether it passed.
 /// Compares with a tolerance of each element's own, `tolerance[i]`.
@@ -164,16 +297,17 @@ inline bool compare(const std::string &name, const std::vector<double> &got,
     if (!ok && bad++ == 0)
       first = i;
   }
-  if (bad == 0) {
+  if (bad == 0)
     std::printf("PASS %-48s max|err| %.3g (%zu elements, seed %llu)\n",
                 name.c_str(), maxErr, want.size(), (unsigned long long)seed);
-    return true;
-  }
-  std::printf("FAIL %-48s %zu of %zu wrong; first at %zu: got %.6g want "
-              "%.6g (seed %llu)\n",
-              name.c_str(), bad, want.size(), first, got[first], want[first],
-              (unsigned long long)seed);
-  return false;
+  else
+    std::printf("FAIL %-48s %zu of %zu wrong; first at %zu: got %.6g want "
+                "%.6g (seed %llu)\n",
+                name.c_str(), bad, want.size(), first, got[first], want[first],
+                (unsigned long long)seed);
+  Record::get().write(name, got, tolerance);
+  bool agrees = Record::get().check(name, got, tolerance);
+  return bad == 0 && agrees;
 }
 
 inline bool compare(const std::string &name, const std::vector<double> &got,

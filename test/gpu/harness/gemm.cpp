@@ -7,14 +7,17 @@
 // e5m2), OUT_KIND (0 f16, 1 bf16, 2 f32, 3 int32), ACC_F16 (half-precision
 // accumulators), and -include the kernel's header. int8 is checked exactly
 // against a CPU product, fp8 against a float64 one, the rest against
-// cuBLAS.
-// Links against cuBLAS.
+// cuBLAS (links against it), or, with TILEC_TEST_HOST, a float64 product
+// too.
 #include "common.h"
 
+#ifndef TILEC_TEST_HOST
 #include <cublas_v2.h>
+#endif
 
 #include <algorithm>
 
+#ifndef TILEC_TEST_HOST
 #define CHECK_CUBLAS(call)                                                     \
   do {                                                                         \
     cublasStatus_t status_ = (call);                                           \
@@ -24,6 +27,7 @@
       std::exit(2);                                                            \
     }                                                                          \
   } while (0)
+#endif
 
 /// Element `i` of a row-major matrix of `cols` columns, as stored with
 /// `transposed` (then it is cols x rows in memory).
@@ -100,8 +104,8 @@ int main() {
   const size_t outBytes = outKind >= 2 ? 4 : 2;
   Buffer C(size_t(m) * n, outBytes);
   C.poison();
-  CHECK(matmul_launch(nullptr, A.ptr, B.ptr, C.ptr));
-  CHECK(cuCtxSynchronize());
+  CHECK(LAUNCH(matmul, A.ptr, B.ptr, C.ptr));
+  SYNC();
 
   std::vector<double> got(size_t(m) * n), want(got.size());
   if (outKind == 3) {
@@ -156,6 +160,26 @@ int main() {
     return compare(TEST_NAME, got, want, 0, 0, ctx.seed) ? 0 : 1;
   }
 
+#ifdef TILEC_TEST_HOST
+  // The inputs as the kernel sees them (rounded to their type), multiplied
+  // in float64.
+  auto rounded = [&](const std::vector<float> &values) {
+    std::vector<double> result(values.size());
+    for (size_t i = 0; i < values.size(); ++i)
+      result[i] = inKind == 3   ? values[i]
+                  : inKind == 1 ? bf16ToFloat(floatToBf16(values[i]))
+                                : halfToFloat(floatToHalf(values[i]));
+    return result;
+  };
+  std::vector<double> aRef = rounded(a), bRef = rounded(b);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double acc = 0;
+      for (int64_t kk = 0; kk < k; ++kk)
+        acc += aRef[at(i, kk, m, k, transA)] * bRef[at(kk, j, k, n, transB)];
+      want[size_t(i) * n + j] = acc;
+    }
+#else
   // cuBLAS is column-major: it computes C^T = op(B)^T op(A)^T, reading the
   // row-major operands as their transposes. fp32 accumulation throughout;
   // fp32 inputs are multiplied in full precision.
@@ -178,6 +202,7 @@ int main() {
   std::vector<float> ref(got.size());
   Ref.download(ref.data());
   std::copy(ref.begin(), ref.end(), want.begin());
+#endif
 
   // Entries are sums of k products of uniform(-1, 1) numbers: about
   // sqrt(k) / 3 in size. Errors beyond rounding of the output type (and

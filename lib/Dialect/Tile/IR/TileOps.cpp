@@ -8,6 +8,7 @@
 
 #include "tilec/Dialect/Tile/IR/TileOps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -1049,6 +1050,39 @@ LogicalResult UseSwizzleOp::verify() {
       return emitOpError() << "a kernel takes at most one use_swizzle";
   }
   return success();
+}
+
+std::pair<Value, Value> UseSwizzleOp::emitRemap(OpBuilder &b, Location loc,
+                                                Value bx, Value by, Value gx,
+                                                Value gy) {
+  auto c = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+  bool rowOrder = getOrder() == RasterOrder::Row;
+  // Work in (major, minor): row order panels run along y.
+  Value minorExtent = rowOrder ? gx : gy;
+  Value majorExtent = rowOrder ? gy : gx;
+  Value minor = rowOrder ? bx : by;
+  Value major = rowOrder ? by : bx;
+  Value linear = arith::AddIOp::create(
+      b, loc, minor, arith::MulIOp::create(b, loc, major, minorExtent));
+  Value panel = c(getPanelSizeAttr().getInt());
+  Value panelBlocks = arith::MulIOp::create(b, loc, panel, minorExtent);
+  Value panelIndex = arith::DivUIOp::create(b, loc, linear, panelBlocks);
+  Value offset = arith::RemUIOp::create(b, loc, linear, panelBlocks);
+  // The last panel may hold fewer rows.
+  Value start = arith::MulIOp::create(b, loc, panelIndex, panel);
+  Value left = arith::SubIOp::create(b, loc, majorExtent, start);
+  Value rows = arith::MinUIOp::create(b, loc, panel, left);
+  Value newMajor = arith::AddIOp::create(
+      b, loc, start, arith::RemUIOp::create(b, loc, offset, rows));
+  Value column = arith::DivUIOp::create(b, loc, offset, rows);
+  Value odd = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::ne,
+      arith::AndIOp::create(b, loc, panelIndex, c(1)), c(0));
+  Value reversed = arith::SubIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, minorExtent, c(1)), column);
+  Value newMinor = arith::SelectOp::create(b, loc, odd, reversed, column);
+  return rowOrder ? std::make_pair(newMinor, newMajor)
+                  : std::make_pair(newMajor, newMinor);
 }
 
 //===----------------------------------------------------------------------===//

@@ -453,65 +453,6 @@ KernelDistributor::runWidth(ParallelOp loop, ArrayRef<bool> anyThread,
   return 1;
 }
 
-/// The identity and the combining step of a reduction.
-struct Reduction {
-  ReduceKind kind;
-  Type type;
-
-  Value identity(OpBuilder &b, Location loc) const {
-    auto floatType = dyn_cast<FloatType>(type);
-    double inf = std::numeric_limits<double>::infinity();
-    switch (kind) {
-    case ReduceKind::Sum:
-    case ReduceKind::AbsSum:
-    case ReduceKind::AbsMax:
-      return createZero(b, loc, type);
-    case ReduceKind::Max:
-      if (floatType)
-        return arith::ConstantOp::create(b, loc, b.getFloatAttr(type, -inf));
-      return arith::ConstantOp::create(
-          b, loc,
-          b.getIntegerAttr(
-              type, APInt::getSignedMinValue(type.getIntOrFloatBitWidth())));
-    case ReduceKind::Min:
-      if (floatType)
-        return arith::ConstantOp::create(b, loc, b.getFloatAttr(type, inf));
-      return arith::ConstantOp::create(
-          b, loc,
-          b.getIntegerAttr(
-              type, APInt::getSignedMaxValue(type.getIntOrFloatBitWidth())));
-    }
-    llvm_unreachable("unknown reduction");
-  }
-
-  /// The value a source element contributes.
-  Value element(OpBuilder &b, Location loc, Value value) const {
-    if (kind != ReduceKind::AbsMax && kind != ReduceKind::AbsSum)
-      return value;
-    if (isa<FloatType>(type))
-      return math::AbsFOp::create(b, loc, value);
-    return math::AbsIOp::create(b, loc, value);
-  }
-
-  Value combine(OpBuilder &b, Location loc, Value lhs, Value rhs) const {
-    bool isFloat = isa<FloatType>(type);
-    switch (kind) {
-    case ReduceKind::Sum:
-    case ReduceKind::AbsSum:
-      return isFloat ? arith::AddFOp::create(b, loc, lhs, rhs).getResult()
-                     : arith::AddIOp::create(b, loc, lhs, rhs).getResult();
-    case ReduceKind::Max:
-    case ReduceKind::AbsMax:
-      return isFloat ? arith::MaxNumFOp::create(b, loc, lhs, rhs).getResult()
-                     : arith::MaxSIOp::create(b, loc, lhs, rhs).getResult();
-    case ReduceKind::Min:
-      return isFloat ? arith::MinNumFOp::create(b, loc, lhs, rhs).getResult()
-                     : arith::MinSIOp::create(b, loc, lhs, rhs).getResult();
-    }
-    llvm_unreachable("unknown reduction");
-  }
-};
-
 LogicalResult KernelDistributor::distributeReduce(ReduceOp reduce) {
   Value src = reduce.getSource(), dst = reduce.getDest();
   FragmentLayoutAttr srcLayout = layoutOf(src), dstLayout = layoutOf(dst);

@@ -10,6 +10,7 @@
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/AffineExpr.h"
 #include "mlir/IR/Matchers.h"
@@ -18,6 +19,7 @@
 #include "llvm/Support/MathExtras.h"
 
 #include <functional>
+#include <limits>
 #include <numeric>
 
 using namespace mlir;
@@ -345,4 +347,58 @@ tilec::tile::matchSwizzledTileIndices(Value row, Value column, int64_t cols) {
     return std::nullopt;
   return SwizzledOffset{
       xorOp.getLhs(), SwizzleAttr::get(row.getContext(), bits, base, shiftBy)};
+}
+
+Value tilec::tile::Reduction::identity(OpBuilder &b, Location loc) const {
+  auto floatType = dyn_cast<FloatType>(type);
+  double inf = std::numeric_limits<double>::infinity();
+  switch (kind) {
+  case ReduceKind::Sum:
+  case ReduceKind::AbsSum:
+  case ReduceKind::AbsMax:
+    return createZero(b, loc, type);
+  case ReduceKind::Max:
+    if (floatType)
+      return arith::ConstantOp::create(b, loc, b.getFloatAttr(type, -inf));
+    return arith::ConstantOp::create(
+        b, loc,
+        b.getIntegerAttr(
+            type, APInt::getSignedMinValue(type.getIntOrFloatBitWidth())));
+  case ReduceKind::Min:
+    if (floatType)
+      return arith::ConstantOp::create(b, loc, b.getFloatAttr(type, inf));
+    return arith::ConstantOp::create(
+        b, loc,
+        b.getIntegerAttr(
+            type, APInt::getSignedMaxValue(type.getIntOrFloatBitWidth())));
+  }
+  llvm_unreachable("unknown reduction");
+}
+
+Value tilec::tile::Reduction::element(OpBuilder &b, Location loc,
+                                      Value value) const {
+  if (kind != ReduceKind::AbsMax && kind != ReduceKind::AbsSum)
+    return value;
+  if (isa<FloatType>(type))
+    return math::AbsFOp::create(b, loc, value);
+  return math::AbsIOp::create(b, loc, value);
+}
+
+Value tilec::tile::Reduction::combine(OpBuilder &b, Location loc, Value lhs,
+                                      Value rhs) const {
+  bool isFloat = isa<FloatType>(type);
+  switch (kind) {
+  case ReduceKind::Sum:
+  case ReduceKind::AbsSum:
+    return isFloat ? arith::AddFOp::create(b, loc, lhs, rhs).getResult()
+                   : arith::AddIOp::create(b, loc, lhs, rhs).getResult();
+  case ReduceKind::Max:
+  case ReduceKind::AbsMax:
+    return isFloat ? arith::MaxNumFOp::create(b, loc, lhs, rhs).getResult()
+                   : arith::MaxSIOp::create(b, loc, lhs, rhs).getResult();
+  case ReduceKind::Min:
+    return isFloat ? arith::MinNumFOp::create(b, loc, lhs, rhs).getResult()
+                   : arith::MinSIOp::create(b, loc, lhs, rhs).getResult();
+  }
+  llvm_unreachable("unknown reduction");
 }

@@ -532,6 +532,16 @@ def Tile_UseSwizzleOp : Tile_Op<"use_swizzle", [HasParent<"KernelOp">]> {
   let assemblyFormat = "`panel` `(` $panel_size `)` (`order` `(` $order^ `)`)? "
                        "attr-dict";
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The block indices (x, y) that block (bx, by) of a grid of (gx, gy)
+    /// blocks runs as: linear block ids walk `panel_size` rows (or
+    /// columns) of the grid across all columns (rows), alternating
+    /// direction, so that neighbouring blocks share operands.
+    ::std::pair<::mlir::Value, ::mlir::Value>
+    emitRemap(::mlir::OpBuilder &builder, ::mlir::Location loc,
+              ::mlir::Value bx, ::mlir::Value by, ::mlir::Value gx,
+              ::mlir::Value gy);
+  }];
 }
 
 def Tile_AnnotateLayoutOp : Tile_Op<"annotate_layout", [Tile_InKernel]> {

@@ -370,6 +370,29 @@ def TileVerifyRaces : Pass<"tile-verify-races", "mlir::func::FuncOp"> {
   ];
 }
 
+def TileSequentialize : Pass<"tile-sequentialize", "mlir::func::FuncOp"> {
+  let summary = "Rewrite a block's tile ops as the loops one thread runs";
+  let description = [{
+    For targets that run a block's work on one thread (`--target host`),
+    rewrites the tile ops of each kernel into sequential loops over whole
+    tiles: a `tile.parallel` into a loop nest over its iteration space, a
+    `tile.gemm` into a nest over (i, k, j) that accumulates in C's element
+    type, a `tile.reduce` into a loop per result element (combined with
+    what the result held unless `clear`), and `tile.serial`, `tile.unroll`
+    and `tile.pipelined` into `scf.for`. Layout annotations go: one thread
+    holds every element. Statements keep their order, which is all a
+    block's barriers guarantee, so a kernel free of races computes what it
+    computes on a GPU, up to the order of floating-point sums.
+
+    Copies, fills, clears and atomic adds must already be loops
+    (`tile-lower-copies`, without `tile-pipeline`); any left is an error.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def TileVerifyAlignment
     : Pass<"tile-verify-alignment", "mlir::func::FuncOp"> {
   let summary = "Prove with Z3 the alignment vector accesses and copies need";

@@ -24,6 +24,23 @@ namespace tilec::tile {
 mlir::Value convertElement(mlir::OpBuilder &builder, mlir::Location loc,
                            mlir::Value value, mlir::Type to);
 
+/// The identity and the combining step of a reduction (T.reduce_*) of
+/// elements of `type`.
+struct Reduction {
+  ReduceKind kind;
+  mlir::Type type;
+
+  /// What combines with anything to give it back: -inf for max, 0 for a
+  /// sum (and for absolute maxima, which are never negative).
+  mlir::Value identity(mlir::OpBuilder &builder, mlir::Location loc) const;
+  /// The value a source element contributes: itself, or its absolute
+  /// value for absmax and abssum.
+  mlir::Value element(mlir::OpBuilder &builder, mlir::Location loc,
+                      mlir::Value value) const;
+  mlir::Value combine(mlir::OpBuilder &builder, mlir::Location loc,
+                      mlir::Value lhs, mlir::Value rhs) const;
+};
+
 /// The constant zero of a scalar type.
 mlir::Value createZero(mlir::OpBuilder &builder, mlir::Location loc,
                        mlir::Type type);

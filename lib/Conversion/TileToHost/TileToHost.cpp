@@ -1,0 +1,242 @@
+//===- TileToHost.cpp - Kernels as host functions that loop over blocks ---===//
+//
+// Part of tilec. After tile-sequentialize, a kernel's body is what one
+// block runs; this pass makes each kernel function a plain C-callable
+// function that runs the body for every block of the grid, in order, with
+// its buffers allocated once for all blocks.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec/Conversion/Passes.h"
+#include "tilec/Dialect/Tile/IR/TileOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+
+namespace tilec {
+#define GEN_PASS_DEF_CONVERTTILETOHOST
+#include "tilec/Conversion/Passes.h.inc"
+} // namespace tilec
+
+using namespace mlir;
+using namespace tilec;
+using namespace tilec::tile;
+
+namespace {
+
+/// `type` without a tile memory scope: on the host all buffers are plain
+/// memory.
+Type withoutScope(Type type) {
+  auto memref = dyn_cast<MemRefType>(type);
+  if (!memref || !isa_and_nonnull<MemoryScopeAttr>(memref.getMemorySpace()))
+    return type;
+  return MemRefType::get(memref.getShape(), memref.getElementType(),
+                         memref.getLayout());
+}
+
+/// Drops the memory scopes of every value of `func`: the types change, the
+/// ops do not.
+void dropMemoryScopes(func::FuncOp func) {
+  func.walk([](Operation *op) {
+    for (Value result : op->getResults())
+      result.setType(withoutScope(result.getType()));
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument arg : block.getArguments())
+          arg.setType(withoutScope(arg.getType()));
+  });
+  // Casts between scopes are now between equal types.
+  func.walk([](memref::MemorySpaceCastOp cast) {
+    if (cast.getSource().getType() == cast.getType()) {
+      cast.replaceAllUsesWith(cast.getSource());
+      cast.erase();
+    }
+  });
+}
+
+class HostLowering {
+public:
+  HostLowering(func::FuncOp func, StringRef symbolPrefix)
+      : func(func), symbolPrefix(symbolPrefix) {}
+
+  LogicalResult run();
+
+private:
+  /// The kernel's buffers, allocated once before the grid's loops and
+  /// freed after them.
+  void hoistBuffers(KernelOp kernel);
+  /// The grid as loop nests running the body once per block.
+  void lowerKernel(KernelOp kernel);
+  /// Tensors as bare pointers re-shaped inside; float scalars narrower
+  /// than f32 as their bits.
+  void lowerSignature();
+
+  func::FuncOp func;
+  StringRef symbolPrefix;
+  SmallVector<Value> buffers;
+};
+
+void HostLowering::hoistBuffers(KernelOp kernel) {
+  OpBuilder b(kernel);
+  SmallVector<Operation *> allocs;
+  kernel.walk([&](Operation *op) {
+    if (isa<AllocSharedOp, AllocFragmentOp, AllocLocalOp, AllocVarOp>(op))
+      allocs.push_back(op);
+  });
+  for (Operation *op : allocs) {
+    auto type = cast<MemRefType>(withoutScope(op->getResult(0).getType()));
+    Value buffer = memref::AllocOp::create(
+        b, op->getLoc(), type,
+        /*alignment=*/b.getI64IntegerAttr(kSharedAlignment));
+    buffers.push_back(buffer);
+    if (auto var = dyn_cast<AllocVarOp>(op)) {
+      // A variable starts from its initial value in every block.
+      if (Value init = var.getInit()) {
+        OpBuilder vb(op);
+        memref::StoreOp::create(vb, op->getLoc(), init, buffer, ValueRange{});
+      }
+    }
+    op->getResult(0).replaceAllUsesWith(buffer);
+    op->erase();
+  }
+}
+
+void HostLowering::lowerKernel(KernelOp kernel) {
+  OpBuilder b(kernel);
+  Location loc = kernel.getLoc();
+  SmallVector<Value> lbs, steps;
+  for (size_t i = 0; i < kernel.getGrid().size(); ++i) {
+    lbs.push_back(arith::ConstantIndexOp::create(b, loc, 0));
+    steps.push_back(arith::ConstantIndexOp::create(b, loc, 1));
+  }
+  // z slowest, x fastest, as the blocks of a GPU are numbered.
+  SmallVector<Value> ubs(llvm::reverse(kernel.getGrid()));
+  scf::LoopNest nest = scf::buildLoopNest(b, loc, lbs, ubs, steps);
+  Block *inner = nest.loops.back().getBody();
+  SmallVector<Value> blockIds;
+  for (scf::ForOp loop : llvm::reverse(nest.loops))
+    blockIds.push_back(loop.getInductionVar());
+  Block &body = kernel.getBody().front();
+  OpBuilder ib = OpBuilder::atBlockBegin(inner);
+  auto swizzles = llvm::to_vector(body.getOps<UseSwizzleOp>());
+  if (!swizzles.empty() && blockIds.size() >= 2)
+    std::tie(blockIds[0], blockIds[1]) =
+        swizzles.front().emitRemap(ib, loc, blockIds[0], blockIds[1],
+                                   kernel.getGrid()[0], kernel.getGrid()[1]);
+  for (UseSwizzleOp op : swizzles)
+    op.erase();
+  for (auto [arg, id] : llvm::zip(body.getArguments(), blockIds))
+    arg.replaceAllUsesWith(id);
+  inner->getOperations().splice(inner->getTerminator()->getIterator(),
+                                body.getOperations(), body.begin(),
+                                body.getTerminator()->getIterator());
+  kernel.erase();
+}
+
+void HostLowering::lowerSignature() {
+  MLIRContext *context = func.getContext();
+  Block &entry = func.getBody().front();
+  OpBuilder b = OpBuilder::atBlockBegin(&entry);
+  Location loc = func.getLoc();
+  SmallVector<Type> argTypes;
+  for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
+    Type type = arg.getType();
+    if (auto memref = dyn_cast<MemRefType>(type)) {
+      // A bare pointer in, the tensor's shape from its extent arguments.
+      auto pointerType = MemRefType::get({}, memref.getElementType());
+      auto dims = func.getArgAttrOfType<DenseI64ArrayAttr>(i, "tile.dims");
+      SmallVector<OpFoldResult> sizes, strides(memref.getRank());
+      for (int64_t dim = 0; dim < memref.getRank(); ++dim)
+        sizes.push_back(
+            memref.isDynamicDim(dim)
+                ? OpFoldResult(entry.getArgument(dims[dim]))
+                : OpFoldResult(b.getIndexAttr(memref.getDimSize(dim))));
+      OpFoldResult stride = b.getIndexAttr(1);
+      for (int64_t dim = memref.getRank() - 1; dim >= 0; --dim) {
+        strides[dim] = stride;
+        std::optional<int64_t> size = getConstantIntValue(sizes[dim]);
+        std::optional<int64_t> current = getConstantIntValue(stride);
+        if (size && current)
+          stride = b.getIndexAttr(*size * *current);
+        else
+          stride = arith::MulIOp::create(
+                       b, loc, getValueOrCreateConstantIndexOp(b, loc, stride),
+                       getValueOrCreateConstantIndexOp(b, loc, sizes[dim]))
+                       .getResult();
+      }
+      SmallVector<int64_t> staticStrides;
+      for (OpFoldResult s : strides)
+        staticStrides.push_back(
+            getConstantIntValue(s).value_or(ShapedType::kDynamic));
+      auto viewType =
+          MemRefType::get(memref.getShape(), memref.getElementType(),
+                          StridedLayoutAttr::get(context, 0, staticStrides));
+      arg.setType(pointerType);
+      Value view = memref::ReinterpretCastOp::create(
+          b, loc, viewType, arg, b.getIndexAttr(0), sizes, strides);
+      // Users expect the identity layout of the original type; a cast
+      // keeps them as they are.
+      Value shaped = memref::CastOp::create(b, loc, memref, view);
+      arg.replaceAllUsesExcept(shaped, view.getDefiningOp());
+      argTypes.push_back(pointerType);
+      func.removeArgAttr(i, "tile.dims");
+      func.setArgAttr(i, "llvm.noalias", UnitAttr::get(context));
+      continue;
+    }
+    // Floats narrower than f32 travel as their bits (uint16_t or uint8_t
+    // in C).
+    if (isa<FloatType>(type) && type.getIntOrFloatBitWidth() < 32) {
+      Type bits = IntegerType::get(context, type.getIntOrFloatBitWidth());
+      arg.setType(bits);
+      Value value = arith::BitcastOp::create(b, loc, type, arg);
+      arg.replaceAllUsesExcept(value, value.getDefiningOp());
+      argTypes.push_back(bits);
+      continue;
+    }
+    argTypes.push_back(type);
+  }
+  func.setType(FunctionType::get(context, argTypes, {}));
+  func.setSymName((symbolPrefix + func.getSymName() + "_").str());
+}
+
+LogicalResult HostLowering::run() {
+  auto kernels = llvm::to_vector(func.getOps<KernelOp>());
+  for (KernelOp kernel : kernels) {
+    hoistBuffers(kernel);
+    lowerKernel(kernel);
+  }
+  func.walk([](AssumeOp op) { op.erase(); });
+  // The buffers live until the function returns.
+  func.walk([&](func::ReturnOp ret) {
+    OpBuilder b(ret);
+    for (Value buffer : buffers)
+      memref::DeallocOp::create(b, ret.getLoc(), buffer);
+  });
+  dropMemoryScopes(func);
+  lowerSignature();
+  WalkResult leftover = func.walk([](Operation *op) {
+    if (isa<TileDialect>(op->getDialect())) {
+      op->emitOpError() << "has no lowering for the host target";
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return failure(leftover.wasInterrupted());
+}
+
+struct ConvertTileToHostPass
+    : public tilec::impl::ConvertTileToHostBase<ConvertTileToHostPass> {
+  using ConvertTileToHostBase::ConvertTileToHostBase;
+
+  void runOnOperation() override {
+    for (auto func :
+         llvm::make_early_inc_range(getOperation().getOps<func::FuncOp>()))
+      if (failed(HostLowering(func, symbolPrefix).run()))
+        return signalPassFailure();
+  }
+};
+
+} // namespace
