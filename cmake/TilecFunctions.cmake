@@ -2,7 +2,8 @@
 #
 # tilec_add_kernel_library(<target>
 #   SOURCES a.tile [b.tile ...]
-#   ARCHS sm_80 sm_90a [...]          (one runtime: NVIDIA or AMD targets)
+#   ARCHS sm_80 sm_90a [...]          (one runtime: NVIDIA or AMD targets,
+#                                      or host alone: the CPU)
 #   [DEFINES NAME=VALUE ...]          (tilec -D)
 #   [KERNELS name ...]                (only these kernels)
 #   [OPTIONS --fast-math -O2 ...]     (more tilec flags)
@@ -14,6 +15,9 @@
 # headers on the include path and links the runtime (the CUDA driver or
 # HIP) and the threads library the headers' lock uses. The headers are
 # rebuilt when a .tile file, a DEFINE, an option or tilec itself changes.
+# With ARCHS host, each file becomes <stem>.o and <stem>.h for the host
+# target (docs/host.md) and <target> is a static library of the objects
+# that also links libm.
 #
 #===----------------------------------------------------------------------===#
 
@@ -45,15 +49,19 @@ function(tilec_add_kernel_library target)
   # One runtime per library: the headers of NVIDIA and AMD targets differ.
   set(amd OFF)
   set(nvidia OFF)
+  set(host OFF)
   foreach(arch IN LISTS ARG_ARCHS)
-    if(arch MATCHES "^gfx[0-9a-f]+$")
+    if(arch STREQUAL "host")
+      set(host ON)
+    elseif(arch MATCHES "^gfx[0-9a-f]+$")
       set(amd ON)
     elseif(arch MATCHES "^sm_[0-9]+a?$")
       set(nvidia ON)
     else()
       message(FATAL_ERROR
         "tilec_add_kernel_library(${target}): '${arch}' in ARCHS is not a "
-        "target (sm_80, sm_90a, gfx942, ...; tilec --help lists them)")
+        "target (sm_80, sm_90a, gfx942, host, ...; tilec --help lists the "
+        "GPUs)")
     endif()
   endforeach()
   if(amd AND nvidia)
@@ -61,9 +69,18 @@ function(tilec_add_kernel_library target)
       "tilec_add_kernel_library(${target}): ARCHS mixes NVIDIA and AMD "
       "targets; make one library for each")
   endif()
+  if(host AND (amd OR nvidia))
+    message(FATAL_ERROR
+      "tilec_add_kernel_library(${target}): ARCHS mixes host with GPU "
+      "targets; make one library for each")
+  endif()
 
   list(JOIN ARG_ARCHS "," arch_list)
-  set(flags --arch "${arch_list}")
+  if(host)
+    set(flags --target host)
+  else()
+    set(flags --arch "${arch_list}")
+  endif()
   foreach(define IN LISTS ARG_DEFINES)
     list(APPEND flags -D "${define}")
   endforeach()
@@ -75,11 +92,26 @@ function(tilec_add_kernel_library target)
 
   set(include_dir "${CMAKE_CURRENT_BINARY_DIR}/${target}/include")
   set(headers)
+  set(objects)
   foreach(source IN LISTS ARG_SOURCES)
     cmake_path(ABSOLUTE_PATH source BASE_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}"
                OUTPUT_VARIABLE source_path)
     cmake_path(GET source_path STEM stem)
     set(header "${include_dir}/${stem}.h")
+    if(host)
+      set(object "${CMAKE_CURRENT_BINARY_DIR}/${target}/${stem}.o")
+      add_custom_command(
+        OUTPUT "${object}" "${header}"
+        COMMAND Tilec::tilec "${source_path}" ${flags} -o "${object}"
+                --header "${header}" --depfile "${object}.d"
+        DEPENDS "${source_path}" Tilec::tilec "$<TARGET_FILE:Tilec::tilec>"
+        DEPFILE "${object}.d"
+        COMMENT "Compiling ${source} for the host CPU with tilec"
+        VERBATIM)
+      list(APPEND objects "${object}")
+      list(APPEND headers "${header}")
+      continue()
+    endif()
     add_custom_command(
       OUTPUT "${header}"
       COMMAND Tilec::tilec "${source_path}" ${flags} --emit=header
@@ -90,6 +122,21 @@ function(tilec_add_kernel_library target)
       VERBATIM)
     list(APPEND headers "${header}")
   endforeach()
+
+  if(host)
+    # The objects are the library; the headers come with them.
+    add_library(${target} STATIC ${objects} ${headers})
+    set_target_properties(${target} PROPERTIES LINKER_LANGUAGE C)
+    target_include_directories(${target} PUBLIC "${include_dir}")
+    find_library(TILEC_LIBM m)
+    if(TILEC_LIBM)
+      target_link_libraries(${target} PUBLIC "${TILEC_LIBM}")
+    endif()
+    if(ARG_HEADER_VAR)
+      set(${ARG_HEADER_VAR} "${headers}" PARENT_SCOPE)
+    endif()
+    return()
+  endif()
 
   add_custom_target(${target}_tilec DEPENDS ${headers})
   add_library(${target} INTERFACE)

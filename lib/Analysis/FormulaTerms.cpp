@@ -396,7 +396,9 @@ struct Program {
   };
   struct Instruction {
     Op op;
+    /// Operand registers.
     unsigned a = 0, b = 0, c = 0;
+    /// A constant's value, a divisor, or the slot of a loaded variable.
     int64_t immediate = 0;
   };
   std::vector<Instruction> code;
@@ -450,7 +452,8 @@ std::optional<unsigned> compile(Z3_context ctx, Z3_ast ast,
       auto slot = slots.find(Z3_get_symbol_int(ctx, name));
       if (slot == slots.end())
         return std::nullopt;
-      result = emit(Op::Load, slot->second);
+      // The slot is an immediate: operands a, b and c name registers.
+      result = emit(Op::Load, 0, 0, 0, slot->second);
       break;
     }
     case Z3_OP_TRUE:
@@ -571,7 +574,7 @@ IndexFormulas::tabulate(const Formula &formula, ArrayRef<unsigned> variables,
         r = instruction.immediate;
         break;
       case Op::Load:
-        r = values[instruction.a];
+        r = values[instruction.immediate];
         break;
       case Op::Add:
         overflow = __builtin_add_overflow(a, b, &r);

@@ -58,6 +58,23 @@ static void addLayoutPipeline(PassManager &pm, const CompileOptions &options) {
     fpm.addPass(tile::createTileVerifyLayouts());
 }
 
+/// The Z3 verifiers of memory accesses: bounds, races and, for GPUs,
+/// alignment.
+static void addAccessVerifiers(OpPassManager &fpm,
+                               const CompileOptions &options, bool alignment) {
+  tile::TileVerifyBoundsOptions bounds;
+  bounds.remarks = options.boundsRemarks;
+  fpm.addPass(tile::createTileVerifyBounds(bounds));
+  tile::TileVerifyRacesOptions races;
+  races.remarks = options.raceRemarks;
+  fpm.addPass(tile::createTileVerifyRaces(races));
+  if (!alignment)
+    return;
+  tile::TileVerifyAlignmentOptions aligned;
+  aligned.remarks = options.alignmentRemarks;
+  fpm.addPass(tile::createTileVerifyAlignment(aligned));
+}
+
 /// From Stage::Layouts to Stage::GPU: per-thread code in a gpu.module.
 static void addTilePipeline(PassManager &pm, const CompileOptions &options) {
   OpPassManager &fpm = pm.nest<func::FuncOp>();
@@ -72,17 +89,8 @@ static void addTilePipeline(PassManager &pm, const CompileOptions &options) {
   fpm.addPass(tile::createTileLowerLoops());
   fpm.addPass(createCanonicalizerPass());
   fpm.addPass(createCSEPass());
-  if (options.verify) {
-    tile::TileVerifyBoundsOptions bounds;
-    bounds.remarks = options.boundsRemarks;
-    fpm.addPass(tile::createTileVerifyBounds(bounds));
-    tile::TileVerifyRacesOptions races;
-    races.remarks = options.raceRemarks;
-    fpm.addPass(tile::createTileVerifyRaces(races));
-    tile::TileVerifyAlignmentOptions alignment;
-    alignment.remarks = options.alignmentRemarks;
-    fpm.addPass(tile::createTileVerifyAlignment(alignment));
-  }
+  if (options.verify)
+    addAccessVerifiers(fpm, options, /*alignment=*/true);
   pm.addPass(createConvertTileToGPU());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -167,16 +175,11 @@ static void addHostLoopPipeline(PassManager &pm,
   fpm.addPass(tile::createTileSequentialize());
   fpm.addPass(createCanonicalizerPass());
   fpm.addPass(createCSEPass());
-  if (options.verify) {
-    // The accesses the GPU code guards are guarded here too; races between
-    // the threads of a block do not exist here, between blocks they do.
-    tile::TileVerifyBoundsOptions bounds;
-    bounds.remarks = options.boundsRemarks;
-    fpm.addPass(tile::createTileVerifyBounds(bounds));
-    tile::TileVerifyRacesOptions races;
-    races.remarks = options.raceRemarks;
-    fpm.addPass(tile::createTileVerifyRaces(races));
-  }
+  // The accesses the GPU code guards are guarded here too; races between
+  // the threads of a block do not exist here, between blocks they do; the
+  // CPU needs no alignment.
+  if (options.verify)
+    addAccessVerifiers(fpm, options, /*alignment=*/false);
   ConvertTileToHostOptions host;
   host.symbolPrefix = options.hostSymbolPrefix;
   pm.addPass(createConvertTileToHost(host));

@@ -236,6 +236,9 @@ private:
   void writeArgumentChecks(const KernelInfo &kernel, const KernelNames &names);
   /// The grid's extents into `names.grid`, and their check.
   void writeGridChecks(const KernelInfo &kernel, const KernelNames &names);
+  /// The start of a kernel's comment: its name, each parameter and the
+  /// grid, up to the grid's closing parenthesis.
+  void writeParamsComment(const KernelInfo &kernel, const KernelNames &names);
   /// A header for the host target: the kernels as C functions.
   void writeHost();
   void writeHostKernel(const KernelInfo &kernel);
@@ -932,7 +935,7 @@ static std::string shapeText(const KernelParamInfo &param,
   return text + "]";
 }
 
-void HeaderWriter::writeKernelComment(const KernelInfo &kernel, unsigned index,
+void HeaderWriter::writeParamsComment(const KernelInfo &kernel,
                                       const KernelNames &names) {
   os << "/*\n * " << kernel.name << "\n";
   for (auto [i, param] : enumerate(kernel.params)) {
@@ -956,7 +959,13 @@ void HeaderWriter::writeKernelComment(const KernelInfo &kernel, unsigned index,
   for (int d = 0; d < 3; ++d)
     os << (d ? ", " : "")
        << commentText(renameIdentifiers(kernel.grid[d], names.byTileName));
-  os << ")\n";
+  os << ")";
+}
+
+void HeaderWriter::writeKernelComment(const KernelInfo &kernel, unsigned index,
+                                      const KernelNames &names) {
+  writeParamsComment(kernel, names);
+  os << "\n";
   auto block = [&](const KernelInfo &launch) {
     os << "block (" << launch.threads[0] << ", " << launch.threads[1] << ", "
        << launch.threads[2] << "), " << launch.sharedMemoryBytes
@@ -1167,29 +1176,8 @@ void HeaderWriter::writeHost() {
 void HeaderWriter::writeHostKernel(const KernelInfo &kernel) {
   KernelNames names = nameKernel(kernel);
   const auto &params = kernel.params;
-  os << "/*\n * " << kernel.name << "\n";
-  for (auto [i, param] : enumerate(params)) {
-    os << " *   " << names.params[i] << ": ";
-    switch (param.kind) {
-    case KernelParamInfo::Kind::Tensor:
-      os << commentText(param.cType) << shapeText(param, names);
-      if (param.alignment > 1)
-        os << ", " << param.alignment << "-byte aligned";
-      break;
-    case KernelParamInfo::Kind::Scalar:
-      os << commentText(param.cType);
-      break;
-    case KernelParamInfo::Kind::Dim:
-      os << "dynamic extent in [1, INT32_MAX]";
-      break;
-    }
-    os << "\n";
-  }
-  os << " * grid  (";
-  for (int d = 0; d < 3; ++d)
-    os << (d ? ", " : "")
-       << commentText(renameIdentifiers(kernel.grid[d], names.byTileName));
-  os << "), its blocks one after the other\n */\n";
+  writeParamsComment(kernel, names);
+  os << ", its blocks one after the other\n */\n";
 
   // The compiled function: tensors as pointers, extents as int64_t.
   auto cType = [&](const KernelParamInfo &param) -> std::string {

@@ -6,8 +6,9 @@
 // sanitizer report, an internal error, a failure without a diagnostic or an
 // error without a location stops the fuzzer. The first line of an input may
 // set options the way the command line does,
-// `# -D M=256 -D dtype=bfloat16 --arch gfx942`, so that kernel factories get
-// their parameters and mutations reach them.
+// `# -D M=256 -D dtype=bfloat16 --arch gfx942` (or `--target host`, to the
+// host target's LLVM dialect), so that kernel factories get their
+// parameters and mutations reach them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -49,6 +50,8 @@ InputOptions parseOptionsLine(llvm::StringRef text) {
     if (words[i] == "--arch") {
       if (const TargetInfo *target = lookupTarget(words[i + 1]))
         options.target = target;
+    } else if (words[i] == "--target" && words[i + 1] == "host") {
+      options.target = &getHostTarget();
     } else if (words[i] == "-D") {
       auto [name, value] = words[i + 1].split('=');
       if (!name.empty() && !value.empty())
@@ -114,6 +117,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   CompileOptions compile;
   compile.target = options.target;
   auto compileToLLVM = [&]() -> LogicalResult {
+    if (compile.target->isHost()) {
+      // The host header is written from the tile-level signatures.
+      if (failed(lowerModule(*module, compile, Stage::Imported, Stage::Tile,
+                             configure)))
+        return failure();
+      FailureOr<ModuleInfo> info =
+          describeHostKernels(*module, "fuzz", "input.tile");
+      if (failed(info))
+        return failure();
+      std::string header;
+      llvm::raw_string_ostream headerStream(header);
+      writeHeader(*info, headerStream);
+      return lowerModule(*module, compile, Stage::Tile, Stage::LLVM, configure);
+    }
     if (failed(lowerModule(*module, compile, Stage::Imported, Stage::GPU,
                            configure)))
       return failure();

@@ -328,44 +328,12 @@ LogicalResult KernelOutliner::run() {
       imported.map(arg, entry.getArgument(i));
       continue;
     }
-    auto dims = func.getArgAttrOfType<DenseI64ArrayAttr>(i, "tile.dims");
-    SmallVector<OpFoldResult> sizes, strides(type.getRank());
-    for (int64_t dim = 0; dim < type.getRank(); ++dim) {
-      if (type.isDynamicDim(dim)) {
-        if (!dims)
-          return func.emitError() << "argument " << i
-                                  << " has a dynamic extent but no tile.dims";
-        sizes.push_back(entry.getArgument(dims[dim]));
-      } else {
-        sizes.push_back(b.getIndexAttr(type.getDimSize(dim)));
-      }
-    }
-    OpFoldResult stride = b.getIndexAttr(1);
-    for (int64_t dim = type.getRank() - 1; dim >= 0; --dim) {
-      strides[dim] = stride;
-      std::optional<int64_t> size = getConstantIntValue(sizes[dim]);
-      std::optional<int64_t> current = getConstantIntValue(stride);
-      if (size && current) {
-        stride = b.getIndexAttr(*size * *current);
-      } else {
-        stride = arith::MulIOp::create(
-                     b, loc, getValueOrCreateConstantIndexOp(b, loc, stride),
-                     getValueOrCreateConstantIndexOp(b, loc, sizes[dim]))
-                     .getResult();
-      }
-    }
-    SmallVector<int64_t> staticStrides;
-    for (OpFoldResult s : strides)
-      staticStrides.push_back(
-          getConstantIntValue(s).value_or(ShapedType::kDynamic));
-    auto viewType =
-        MemRefType::get(type.getShape(), type.getElementType(),
-                        StridedLayoutAttr::get(context, 0, staticStrides),
-                        addressSpace(context, gpu::AddressSpace::Global));
-    Value view = memref::ReinterpretCastOp::create(
-        b, loc, viewType, entry.getArgument(i), b.getIndexAttr(0), sizes,
-        strides);
-    imported.map(arg, view);
+    FailureOr<Value> view = reshapeTensorArgument(
+        b, func, i, entry.getArgument(i), entry.getArguments(),
+        addressSpace(context, gpu::AddressSpace::Global));
+    if (failed(view))
+      return failure();
+    imported.map(arg, *view);
   }
 
   // Tensor maps are the kernel's last arguments.

@@ -72,7 +72,7 @@ private:
   void lowerKernel(KernelOp kernel);
   /// Tensors as bare pointers re-shaped inside; float scalars narrower
   /// than f32 as their bits.
-  void lowerSignature();
+  LogicalResult lowerSignature();
 
   func::FuncOp func;
   StringRef symbolPrefix;
@@ -136,7 +136,7 @@ void HostLowering::lowerKernel(KernelOp kernel) {
   kernel.erase();
 }
 
-void HostLowering::lowerSignature() {
+LogicalResult HostLowering::lowerSignature() {
   MLIRContext *context = func.getContext();
   Block &entry = func.getBody().front();
   OpBuilder b = OpBuilder::atBlockBegin(&entry);
@@ -147,40 +147,15 @@ void HostLowering::lowerSignature() {
     if (auto memref = dyn_cast<MemRefType>(type)) {
       // A bare pointer in, the tensor's shape from its extent arguments.
       auto pointerType = MemRefType::get({}, memref.getElementType());
-      auto dims = func.getArgAttrOfType<DenseI64ArrayAttr>(i, "tile.dims");
-      SmallVector<OpFoldResult> sizes, strides(memref.getRank());
-      for (int64_t dim = 0; dim < memref.getRank(); ++dim)
-        sizes.push_back(
-            memref.isDynamicDim(dim)
-                ? OpFoldResult(entry.getArgument(dims[dim]))
-                : OpFoldResult(b.getIndexAttr(memref.getDimSize(dim))));
-      OpFoldResult stride = b.getIndexAttr(1);
-      for (int64_t dim = memref.getRank() - 1; dim >= 0; --dim) {
-        strides[dim] = stride;
-        std::optional<int64_t> size = getConstantIntValue(sizes[dim]);
-        std::optional<int64_t> current = getConstantIntValue(stride);
-        if (size && current)
-          stride = b.getIndexAttr(*size * *current);
-        else
-          stride = arith::MulIOp::create(
-                       b, loc, getValueOrCreateConstantIndexOp(b, loc, stride),
-                       getValueOrCreateConstantIndexOp(b, loc, sizes[dim]))
-                       .getResult();
-      }
-      SmallVector<int64_t> staticStrides;
-      for (OpFoldResult s : strides)
-        staticStrides.push_back(
-            getConstantIntValue(s).value_or(ShapedType::kDynamic));
-      auto viewType =
-          MemRefType::get(memref.getShape(), memref.getElementType(),
-                          StridedLayoutAttr::get(context, 0, staticStrides));
       arg.setType(pointerType);
-      Value view = memref::ReinterpretCastOp::create(
-          b, loc, viewType, arg, b.getIndexAttr(0), sizes, strides);
+      FailureOr<Value> view = reshapeTensorArgument(
+          b, func, i, arg, entry.getArguments(), /*memorySpace=*/nullptr);
+      if (failed(view))
+        return failure();
       // Users expect the identity layout of the original type; a cast
       // keeps them as they are.
-      Value shaped = memref::CastOp::create(b, loc, memref, view);
-      arg.replaceAllUsesExcept(shaped, view.getDefiningOp());
+      Value shaped = memref::CastOp::create(b, loc, memref, *view);
+      arg.replaceAllUsesExcept(shaped, view->getDefiningOp());
       argTypes.push_back(pointerType);
       func.removeArgAttr(i, "tile.dims");
       func.setArgAttr(i, "llvm.noalias", UnitAttr::get(context));
@@ -200,6 +175,7 @@ void HostLowering::lowerSignature() {
   }
   func.setType(FunctionType::get(context, argTypes, {}));
   func.setSymName((symbolPrefix + func.getSymName() + "_").str());
+  return success();
 }
 
 LogicalResult HostLowering::run() {
@@ -216,7 +192,8 @@ LogicalResult HostLowering::run() {
       memref::DeallocOp::create(b, ret.getLoc(), buffer);
   });
   dropMemoryScopes(func);
-  lowerSignature();
+  if (failed(lowerSignature()))
+    return failure();
   WalkResult leftover = func.walk([](Operation *op) {
     if (isa<TileDialect>(op->getDialect())) {
       op->emitOpError() << "has no lowering for the host target";

@@ -9,6 +9,8 @@
 #include "tilec/Dialect/Tile/IR/TileOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -1111,6 +1113,57 @@ LogicalResult AnnotateLayoutOp::verify() {
   return emitOpError() << "only buffers in shared memory and fragments have "
                           "layouts, but this one is in "
                        << describeScope(scope);
+}
+
+//===----------------------------------------------------------------------===//
+// The kernel ABI
+//===----------------------------------------------------------------------===//
+
+FailureOr<Value> tilec::tile::reshapeTensorArgument(
+    OpBuilder &builder, FunctionOpInterface func, unsigned index, Value pointer,
+    ValueRange arguments, Attribute memorySpace) {
+  auto type = cast<MemRefType>(func.getArgumentTypes()[index]);
+  Location loc = func.getLoc();
+  auto dims = func.getArgAttrOfType<DenseI64ArrayAttr>(index, "tile.dims");
+  SmallVector<OpFoldResult> sizes, strides(type.getRank());
+  for (int64_t dim = 0; dim < type.getRank(); ++dim) {
+    if (!type.isDynamicDim(dim)) {
+      sizes.push_back(builder.getIndexAttr(type.getDimSize(dim)));
+      continue;
+    }
+    if (!dims)
+      return func.emitError() << "argument " << index
+                              << " has a dynamic extent but no tile.dims";
+    sizes.push_back(arguments[dims[dim]]);
+  }
+  // Row-major: each stride is the product of the extents after it, static
+  // while they are.
+  OpFoldResult stride = builder.getIndexAttr(1);
+  for (int64_t dim = type.getRank() - 1; dim >= 0; --dim) {
+    strides[dim] = stride;
+    std::optional<int64_t> size = getConstantIntValue(sizes[dim]);
+    std::optional<int64_t> current = getConstantIntValue(stride);
+    if (size && current)
+      stride = builder.getIndexAttr(*size * *current);
+    else
+      stride = arith::MulIOp::create(
+                   builder, loc,
+                   getValueOrCreateConstantIndexOp(builder, loc, stride),
+                   getValueOrCreateConstantIndexOp(builder, loc, sizes[dim]))
+                   .getResult();
+  }
+  SmallVector<int64_t> staticStrides;
+  for (OpFoldResult s : strides)
+    staticStrides.push_back(
+        getConstantIntValue(s).value_or(ShapedType::kDynamic));
+  auto viewType = MemRefType::get(
+      type.getShape(), type.getElementType(),
+      StridedLayoutAttr::get(builder.getContext(), 0, staticStrides),
+      memorySpace);
+  return memref::ReinterpretCastOp::create(builder, loc, viewType, pointer,
+                                           builder.getIndexAttr(0), sizes,
+                                           strides)
+      .getResult();
 }
 
 //===----------------------------------------------------------------------===//

@@ -316,7 +316,9 @@ tilec::tile::matchSwizzledTileIndices(Value row, Value column, int64_t cols) {
   // remainder by cols.
   Operation *rowOp = row.getDefiningOp();
   Operation *columnOp = column.getDefiningOp();
-  if (!rowOp || !columnOp || rowOp->getOperand(0) != columnOp->getOperand(0))
+  if (!rowOp || !columnOp || rowOp->getNumOperands() != 2 ||
+      columnOp->getNumOperands() != 2 ||
+      rowOp->getOperand(0) != columnOp->getOperand(0))
     return std::nullopt;
   bool powerOfTwo = llvm::isPowerOf2_64(cols);
   if (powerOfTwo

@@ -523,8 +523,7 @@ void BoundsVerifier::guardAccess(const Access &access) {
   int64_t lastDim = access.indices.size() - 1;
   bool isVector = isa<vector::LoadOp, vector::StoreOp>(op);
   for (auto [dim, indexOrConstant] : llvm::enumerate(access.indices)) {
-    // Guarded accesses have values for indices.
-    Value index = cast<Value>(indexOrConstant);
+    Value index = getValueOrCreateConstantIndexOp(b, loc, indexOrConstant);
     Value size = extentValue(b, loc, access, dim);
     if (isVector && static_cast<int64_t>(dim) == lastDim &&
         access.widths[dim] > 1) {

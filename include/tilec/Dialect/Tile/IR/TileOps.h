@@ -13,6 +13,7 @@
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -26,6 +27,17 @@ inline constexpr int64_t kTensorAlignment = 16;
 /// swizzled ones, at a multiple of their swizzle's period, which TMA and
 /// wgmma compute from addresses).
 inline constexpr int64_t kSharedAlignment = 128;
+
+/// The kernel ABI's view of tensor argument `index` of kernel function
+/// `func`: `pointer` (the bare pointer passed in its place) re-shaped as a
+/// row-major tensor of `func`'s type for it, in `memorySpace`, its dynamic
+/// extents read from the arguments `tile.dims` names among `arguments`.
+/// Built at `builder`'s insertion point; fails, with an error, when an
+/// extent is dynamic and the argument has no `tile.dims`.
+mlir::FailureOr<mlir::Value>
+reshapeTensorArgument(mlir::OpBuilder &builder, mlir::FunctionOpInterface func,
+                      unsigned index, mlir::Value pointer,
+                      mlir::ValueRange arguments, mlir::Attribute memorySpace);
 
 /// Fails with a diagnostic unless `op` is nested in a `tile.kernel`.
 mlir::LogicalResult verifyInKernel(mlir::Operation *op);
