@@ -189,10 +189,37 @@ static FragmentLayoutAttr dropMmaColumns(FragmentLayoutAttr layout,
                                  AffineMap::get(2, 0, {row, rep}, context));
 }
 
+/// A row of an MFMA accumulator tile is held by four lanes (`l % 16`
+/// equal) of each wave of its row of waves: the result of reducing rows.
+static FragmentLayoutAttr dropMfmaColumns(FragmentLayoutAttr layout,
+                                          WarpPartition p) {
+  MLIRContext *context = layout.getContext();
+  int64_t m = layout.getShape()[0];
+  int64_t tileM = m / p.warpM, mt = tileM / 16;
+  AffineExpr i = getAffineDimExpr(0, context);
+  AffineExpr replica = getAffineDimExpr(1, context);
+  AffineExpr ii = i % tileM;
+  AffineExpr thread =
+      (i.floorDiv(tileM) * p.warpN + replica.floorDiv(4)) * kWaveLanes +
+      ii % 16 + (replica % 4) * 16;
+  AffineExpr slot = ii.floorDiv(16);
+  AffineMap map = AffineMap::get(2, 0, {thread, slot}, context);
+  AffineExpr t = getAffineDimExpr(0, context);
+  AffineExpr s = getAffineDimExpr(1, context);
+  AffineExpr w = t.floorDiv(kWaveLanes), l = t % kWaveLanes;
+  AffineExpr row = w.floorDiv(p.warpN) * tileM + s * 16 + l % 16;
+  AffineExpr rep = (w % p.warpN) * 4 + l.floorDiv(16);
+  return FragmentLayoutAttr::get(context, {m}, layout.getThreads(), mt,
+                                 4 * p.warpN, map,
+                                 AffineMap::get(2, 0, {row, rep}, context));
+}
+
 FailureOr<FragmentLayoutAttr>
 tilec::dropLastDimension(FragmentLayoutAttr layout) {
   if (std::optional<WarpPartition> mma = matchMmaAccumulatorLayout(layout))
     return dropMmaColumns(layout, *mma);
+  if (std::optional<WarpPartition> mfma = matchMfmaAccumulatorLayout(layout))
+    return dropMfmaColumns(layout, *mfma);
   std::optional<GridLayoutParams> p = matchGridLayout(layout);
   if (!p)
     return failure();
@@ -287,7 +314,7 @@ SwizzleAttr tilec::chooseSharedSwizzle(MLIRContext *context, int64_t rowLength,
 FailureOr<WarpPartition>
 tilec::computeWarpPartition(int64_t m, int64_t n, int64_t numWarps,
                             GemmWarpPolicy policy, int64_t atomM, int64_t atomN,
-                            std::string &message) {
+                            std::string &message, llvm::StringRef unit) {
   auto fits = [&](int64_t warpM, int64_t warpN) {
     return m % (warpM * atomM) == 0 && n % (warpN * atomN) == 0;
   };
@@ -301,15 +328,15 @@ tilec::computeWarpPartition(int64_t m, int64_t n, int64_t numWarps,
     if (fits(numWarps, 1))
       return WarpPartition{numWarps, 1};
     message = "policy full_row splits the " + tile + " tile into " +
-              describe(numWarps, 1) + " warps, but each warp needs whole " +
-              atom + " tiles";
+              describe(numWarps, 1) + " " + unit.str() + "s, but each " +
+              unit.str() + " needs whole " + atom + " tiles";
     return failure();
   case GemmWarpPolicy::FullCol:
     if (fits(1, numWarps))
       return WarpPartition{1, numWarps};
     message = "policy full_col splits the " + tile + " tile into " +
-              describe(1, numWarps) + " warps, but each warp needs whole " +
-              atom + " tiles";
+              describe(1, numWarps) + " " + unit.str() + "s, but each " +
+              unit.str() + " needs whole " + atom + " tiles";
     return failure();
   case GemmWarpPolicy::Square:
     break;
@@ -331,7 +358,8 @@ tilec::computeWarpPartition(int64_t m, int64_t n, int64_t numWarps,
   if (best)
     return *best;
   message = "the " + tile + " tile cannot be split over " +
-            std::to_string(numWarps) + " warps in whole " + atom + " tiles";
+            std::to_string(numWarps) + " " + unit.str() +
+            (numWarps == 1 ? "" : "s") + " in whole " + atom + " tiles";
   return failure();
 }
 
@@ -404,12 +432,12 @@ FragmentLayoutAttr tilec::makeMmaOperandALayout(MLIRContext *context, int64_t m,
 /// The partitions of `layout`'s threads into warps that `build` turns into
 /// `layout`, if any.
 static std::optional<WarpPartition> matchPartition(
-    FragmentLayoutAttr layout,
+    FragmentLayoutAttr layout, int64_t lanes,
     function_ref<FragmentLayoutAttr(int64_t, int64_t, WarpPartition)> build) {
   ArrayRef<int64_t> shape = layout.getShape();
-  if (shape.size() != 2 || layout.getThreads() % 32 != 0)
+  if (shape.size() != 2 || layout.getThreads() % lanes != 0)
     return std::nullopt;
-  int64_t warps = layout.getThreads() / 32;
+  int64_t warps = layout.getThreads() / lanes;
   for (int64_t warpM = 1; warpM <= warps; ++warpM) {
     if (warps % warpM != 0)
       continue;
@@ -425,7 +453,7 @@ static std::optional<WarpPartition> matchPartition(
 std::optional<WarpPartition>
 tilec::matchMmaAccumulatorLayout(FragmentLayoutAttr layout) {
   MLIRContext *context = layout.getContext();
-  return matchPartition(layout, [&](int64_t m, int64_t n, WarpPartition p) {
+  return matchPartition(layout, 32, [&](int64_t m, int64_t n, WarpPartition p) {
     if (n % (8 * p.warpN) != 0)
       return FragmentLayoutAttr();
     return makeMmaAccumulatorLayout(context, m, n, p);
@@ -435,11 +463,100 @@ tilec::matchMmaAccumulatorLayout(FragmentLayoutAttr layout) {
 std::optional<WarpPartition>
 tilec::matchMmaOperandALayout(FragmentLayoutAttr layout) {
   MLIRContext *context = layout.getContext();
-  return matchPartition(layout, [&](int64_t m, int64_t k, WarpPartition p) {
+  return matchPartition(layout, 32, [&](int64_t m, int64_t k, WarpPartition p) {
     if (k % 16 != 0)
       return FragmentLayoutAttr();
     return makeMmaOperandALayout(context, m, k, p);
   });
+}
+
+/// The MFMA accumulator layout; `replicateN` instead replicates the rows
+/// over the waves of a row of waves (the A operand layout), in which case
+/// the columns are all one wave's.
+static FragmentLayoutAttr buildMfmaLayout(MLIRContext *context, int64_t m,
+                                          int64_t n, WarpPartition p,
+                                          bool replicateN) {
+  int64_t waveCols = replicateN ? 1 : p.warpN;
+  int64_t tileM = m / p.warpM, tileN = n / waveCols;
+  int64_t mt = tileM / 16, nt = tileN / 16;
+  AffineExpr i = getAffineDimExpr(0, context);
+  AffineExpr j = getAffineDimExpr(1, context);
+  AffineExpr ii = i % tileM, jj = j % tileN;
+  AffineExpr c16 = jj % 16;
+  AffineExpr lane = ii % 16 + c16.floorDiv(4) * 16;
+  AffineExpr wave = i.floorDiv(tileM) * p.warpN;
+  int64_t replicate = 1;
+  unsigned numDims = 2;
+  if (replicateN && p.warpN > 1) {
+    wave = wave + getAffineDimExpr(2, context);
+    replicate = p.warpN;
+    numDims = 3;
+  } else if (!replicateN) {
+    wave = wave + j.floorDiv(tileN);
+  }
+  AffineExpr thread = wave * kWaveLanes + lane;
+  AffineExpr slot = (ii.floorDiv(16) * nt + jj.floorDiv(16)) * 4 + c16 % 4;
+  AffineMap map = AffineMap::get(numDims, 0, {thread, slot}, context);
+
+  AffineExpr t = getAffineDimExpr(0, context);
+  AffineExpr s = getAffineDimExpr(1, context);
+  AffineExpr w = t.floorDiv(kWaveLanes), l = t % kWaveLanes;
+  AffineExpr q = s.floorDiv(4), r = s % 4;
+  AffineExpr row = w.floorDiv(p.warpN) * tileM + q.floorDiv(nt) * 16 + l % 16;
+  AffineExpr col = (q % nt) * 16 + l.floorDiv(16) * 4 + r;
+  SmallVector<AffineExpr> inverse = {row};
+  if (replicateN) {
+    inverse.push_back(col);
+    if (p.warpN > 1)
+      inverse.push_back(w % p.warpN);
+  } else {
+    inverse.push_back((w % p.warpN) * tileN + col);
+  }
+  int64_t threads = p.warpM * p.warpN * kWaveLanes;
+  return FragmentLayoutAttr::get(context, {m, n}, threads, mt * nt * 4,
+                                 replicate, map,
+                                 AffineMap::get(2, 0, inverse, context));
+}
+
+std::pair<int64_t, int64_t> tilec::getMfmaOperandElement(int64_t lane,
+                                                         int64_t v) {
+  return {lane % 16, 4 * (lane / 16) + v};
+}
+
+FragmentLayoutAttr tilec::makeMfmaAccumulatorLayout(MLIRContext *context,
+                                                    int64_t m, int64_t n,
+                                                    WarpPartition partition) {
+  return buildMfmaLayout(context, m, n, partition, /*replicateN=*/false);
+}
+
+FragmentLayoutAttr tilec::makeMfmaOperandALayout(MLIRContext *context,
+                                                 int64_t m, int64_t k,
+                                                 WarpPartition partition) {
+  if (partition.warpN == 1)
+    return makeMfmaAccumulatorLayout(context, m, k, partition);
+  return buildMfmaLayout(context, m, k, partition, /*replicateN=*/true);
+}
+
+std::optional<WarpPartition>
+tilec::matchMfmaAccumulatorLayout(FragmentLayoutAttr layout) {
+  MLIRContext *context = layout.getContext();
+  return matchPartition(layout, kWaveLanes,
+                        [&](int64_t m, int64_t n, WarpPartition p) {
+                          if (n % (16 * p.warpN) != 0)
+                            return FragmentLayoutAttr();
+                          return makeMfmaAccumulatorLayout(context, m, n, p);
+                        });
+}
+
+std::optional<WarpPartition>
+tilec::matchMfmaOperandALayout(FragmentLayoutAttr layout) {
+  MLIRContext *context = layout.getContext();
+  return matchPartition(layout, kWaveLanes,
+                        [&](int64_t m, int64_t k, WarpPartition p) {
+                          if (k % 16 != 0)
+                            return FragmentLayoutAttr();
+                          return makeMfmaOperandALayout(context, m, k, p);
+                        });
 }
 
 //===----------------------------------------------------------------------===//

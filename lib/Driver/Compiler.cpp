@@ -53,6 +53,7 @@ static void addLayoutPipeline(PassManager &pm, const CompileOptions &options) {
   tile::TileInferLayoutsOptions layouts;
   layouts.mmaSync = options.target->isNVIDIA();
   layouts.wgmma = options.useWgmma();
+  layouts.mfma = options.target->hasMfma;
   fpm.addPass(tile::createTileInferLayouts(layouts));
   if (options.verify)
     fpm.addPass(tile::createTileVerifyLayouts());

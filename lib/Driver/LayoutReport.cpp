@@ -53,6 +53,12 @@ static std::string describeFragmentLayout(FragmentLayoutAttr layout) {
   if (std::optional<WarpPartition> p = matchMmaOperandALayout(layout))
     return llvm::formatv("mma.sync A operand, {0}x{1} warps, {2}", p->warpM,
                          p->warpN, registers);
+  if (std::optional<WarpPartition> p = matchMfmaAccumulatorLayout(layout))
+    return llvm::formatv("MFMA accumulator, {0}x{1} waves, {2}", p->warpM,
+                         p->warpN, registers);
+  if (std::optional<WarpPartition> p = matchMfmaOperandALayout(layout))
+    return llvm::formatv("MFMA A operand, {0}x{1} waves, {2}", p->warpM,
+                         p->warpN, registers);
   if (std::optional<GridLayoutParams> p = matchGridLayout(layout)) {
     int64_t idle = layout.getThreads() - p->usedThreads();
     std::string idleText =
@@ -80,6 +86,21 @@ static std::string describeFragmentLayout(FragmentLayoutAttr layout) {
                            "group{3}, {4}",
                            p.warpM, p.warpN, 4 * p.warpN,
                            p.warpN > 1 ? "s" : "", registers);
+  }
+  // The same of an MFMA accumulator: four lanes of each wave of 64.
+  int64_t waves = layout.getThreads() / kWaveLanes;
+  for (int64_t waveM = 1; shape.size() == 1 && waveM <= waves; ++waveM) {
+    if (waves % waveM != 0 || shape[0] % (16 * waveM) != 0 ||
+        layout.getThreads() % kWaveLanes != 0)
+      continue;
+    WarpPartition p{waveM, waves / waveM};
+    FailureOr<FragmentLayoutAttr> rows =
+        dropLastDimension(makeMfmaAccumulatorLayout(layout.getContext(),
+                                                    shape[0], 16 * p.warpN, p));
+    if (succeeded(rows) && areEquivalentLayouts(*rows, layout))
+      return llvm::formatv("rows of an MFMA accumulator of {0}x{1} waves, "
+                           "each on {2} threads (lanes 16 apart), {3}",
+                           p.warpM, p.warpN, 4 * p.warpN, registers);
   }
   if (layout.getReplicate() == layout.getThreads())
     return registers + ", every thread holds all of it";

@@ -22,8 +22,10 @@ static const TargetInfo kTargets[] = {
     {"sm_90a", TargetInfo::Vendor::NVIDIA, 32, 227 * 1024,
      "NVIDIA H100, H200 (with the Hopper-only instructions: TMA, wgmma)",
      /*hasTma=*/true, /*hasWgmma=*/true},
-    {"gfx90a", TargetInfo::Vendor::AMD, 64, 64 * 1024, "AMD Instinct MI200"},
-    {"gfx942", TargetInfo::Vendor::AMD, 64, 64 * 1024, "AMD Instinct MI300"},
+    {"gfx90a", TargetInfo::Vendor::AMD, 64, 64 * 1024, "AMD Instinct MI200",
+     /*hasTma=*/false, /*hasWgmma=*/false, /*hasMfma=*/true},
+    {"gfx942", TargetInfo::Vendor::AMD, 64, 64 * 1024, "AMD Instinct MI300",
+     /*hasTma=*/false, /*hasWgmma=*/false, /*hasMfma=*/true},
     {"gfx1100", TargetInfo::Vendor::AMD, 32, 64 * 1024,
      "AMD Radeon RX 7900 series"},
 };

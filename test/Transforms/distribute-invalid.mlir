@@ -101,7 +101,7 @@ func.func @register_operand() {
     %a = tile.alloc_fragment {layout = #acc} : memref<16x16xf32, #tile.fragment>
     %b = tile.alloc_shared : memref<16x16xf32, #tile.shared>
     %acc = tile.alloc_fragment {layout = #acc} : memref<16x16xf32, #tile.fragment>
-    // expected-error@+1 {{T.gemm with A in registers runs only on tensor cores: f16 or bf16 operands on NVIDIA, in whole 16x8 warp tiles}}
+    // expected-error@+1 {{T.gemm with A in registers runs only on tensor cores: f16 or bf16 operands, in whole 16x8 warp tiles on NVIDIA or 16x16 wave tiles on AMD gfx90a and gfx942}}
     tile.gemm %a, %b, %acc : memref<16x16xf32, #tile.fragment>, memref<16x16xf32, #tile.shared>, memref<16x16xf32, #tile.fragment>
   }
   return

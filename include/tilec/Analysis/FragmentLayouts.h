@@ -68,7 +68,7 @@ matchGridLayout(tile::FragmentLayoutAttr layout);
 /// held by every thread that holds a part of its row in `layout`. This is
 /// the layout of the result of a reduction over the last dimension, and of
 /// a buffer read as `b[i]` in a loop over `(i, j)`. Fails for layouts that
-/// are neither grid layouts nor mma.sync accumulator layouts.
+/// are neither grid layouts nor mma.sync or MFMA accumulator layouts.
 mlir::FailureOr<tile::FragmentLayoutAttr>
 dropLastDimension(tile::FragmentLayoutAttr layout);
 
@@ -113,11 +113,12 @@ struct WarpPartition {
 /// for, with each warp's part a whole number of `atomM` x `atomN` mma
 /// tiles: full_row puts every warp on its own rows, full_col on its own
 /// columns, square picks the split whose warp tiles are closest to square.
-/// Fails when no split fits; the message says why.
+/// Fails when no split fits; the message says why, calling warps `unit`
+/// ("wave" for AMD's).
 mlir::FailureOr<WarpPartition>
 computeWarpPartition(int64_t m, int64_t n, int64_t numWarps,
                      tile::GemmWarpPolicy policy, int64_t atomM, int64_t atomN,
-                     std::string &message);
+                     std::string &message, llvm::StringRef unit = "warp");
 
 /// The layout of an mma.sync accumulator (m16n8, 4 registers per thread
 /// per tile) over a [M, N] tile split as `partition` says. Thread
@@ -143,6 +144,46 @@ std::optional<WarpPartition>
 matchMmaAccumulatorLayout(tile::FragmentLayoutAttr layout);
 std::optional<WarpPartition>
 matchMmaOperandALayout(tile::FragmentLayoutAttr layout);
+
+//===----------------------------------------------------------------------===//
+// AMD matrix-core (MFMA) layouts
+//===----------------------------------------------------------------------===//
+
+/// The lanes of a CDNA wavefront (gfx90a, gfx942).
+inline constexpr int64_t kWaveLanes = 64;
+
+/// The layout of the accumulator of v_mfma_f32_16x16x16 (f16 or bf16),
+/// issued with the operands swapped (C^T = B^T A^T, as TileLang does), over
+/// a [M, N] tile split over waves of 64 lanes as `partition` says: lane `l`
+/// of wave `(wi, wj)` holds, for each 16x16 tile `(mi, ni)` of its part,
+/// row `l % 16` at the four columns from `4 * (l / 16)`, in slots
+/// `(mi * nt + ni) * 4 + 0..3`. A row is thus spread over the four lanes
+/// `l % 16 + 16 q`, each with four consecutive columns.
+tile::FragmentLayoutAttr makeMfmaAccumulatorLayout(mlir::MLIRContext *context,
+                                                   int64_t m, int64_t n,
+                                                   WarpPartition partition);
+
+/// The layout of the (swapped) MFMA's register A operand over an [M, K]
+/// tile: lane `l` holds row `l % 16` at four consecutive K from
+/// `4 * (l / 16)` for each 16x16 piece, split over the waves' rows as
+/// `partition` says and replicated over the waves that share them. With
+/// one wave per row of waves it is the accumulator layout of an [M, K]
+/// tile, so a gemm's result feeds the next gemm from registers.
+tile::FragmentLayoutAttr makeMfmaOperandALayout(mlir::MLIRContext *context,
+                                                int64_t m, int64_t k,
+                                                WarpPartition partition);
+
+/// The element of a 16x16 operand tile that lane `lane` of a wave passes
+/// as element `v` (0..3) of its vector to the swapped 16x16x16 MFMA: row
+/// `lane % 16` of A (or column of B), at K index `4 * (lane / 16) + v`.
+/// Returned as (row or column, K).
+std::pair<int64_t, int64_t> getMfmaOperandElement(int64_t lane, int64_t v);
+
+/// If `layout` is an MFMA accumulator (or A operand) layout, its partition.
+std::optional<WarpPartition>
+matchMfmaAccumulatorLayout(tile::FragmentLayoutAttr layout);
+std::optional<WarpPartition>
+matchMfmaOperandALayout(tile::FragmentLayoutAttr layout);
 
 //===----------------------------------------------------------------------===//
 // Hopper (TMA and wgmma) layouts

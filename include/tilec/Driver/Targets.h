@@ -31,6 +31,8 @@ struct TargetInfo {
   bool hasTma = false;
   /// Warpgroup MMA (wgmma) and register reallocation (setmaxnreg): sm_90a.
   bool hasWgmma = false;
+  /// Matrix cores (MFMA) on waves of 64: CDNA2 and CDNA3 (gfx90a, gfx942).
+  bool hasMfma = false;
 
   bool isNVIDIA() const { return vendor == Vendor::NVIDIA; }
   /// The host CPU: kernels run their blocks one after the other.

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "MfmaGemm.h"
 #include "MmaGemm.h"
 #include "VectorizeRun.h"
 #include "WgmmaGemm.h"
@@ -750,6 +751,29 @@ LogicalResult KernelDistributor::distributeGemm(GemmOp gemm) {
     return success();
   }
 
+  if (std::optional<WarpPartition> partition =
+          matchMfmaAccumulatorLayout(layout)) {
+    if (!isMfmaGemm(gemm))
+      return gemm.emitError()
+             << "the accumulator has an MFMA layout, but the gemm's types or "
+                "shapes do not run on MFMA";
+    Value aRegs;
+    if (isInScope(gemm.getA().getType(), MemoryScope::Fragment)) {
+      std::optional<WarpPartition> aPartition =
+          matchMfmaOperandALayout(layoutOf(gemm.getA()));
+      if (!aPartition || aPartition->warpM != partition->warpM ||
+          aPartition->warpN != partition->warpN)
+        return gemm.emitError()
+               << "A in registers needs the MFMA A operand layout of the "
+                  "gemm's wave partition";
+      aRegs = registers.lookup(gemm.getA());
+    }
+    OpBuilder b(gemm);
+    emitMfmaGemm(b, gemm, *partition, tid, registers.lookup(c), aRegs);
+    gemm.erase();
+    return success();
+  }
+
   // Elsewhere, a dot product per accumulator element on CUDA cores.
   if (!isInScope(gemm.getB().getType(), MemoryScope::Shared))
     return gemm.emitError() << "T.gemm reads B from shared memory; B in "
@@ -757,7 +781,8 @@ LogicalResult KernelDistributor::distributeGemm(GemmOp gemm) {
   if (!isInScope(gemm.getA().getType(), MemoryScope::Shared))
     return gemm.emitError()
            << "T.gemm with A in registers runs only on tensor cores: f16 or "
-              "bf16 operands on NVIDIA, in whole 16x8 warp tiles";
+              "bf16 operands, in whole 16x8 warp tiles on NVIDIA or 16x16 "
+              "wave tiles on AMD gfx90a and gfx942";
   if (!layout || !layout.getInverse() || layout.getReplicate() != 1)
     return gemm.emitError() << "the accumulator needs a layout";
   auto aType = cast<MemRefType>(gemm.getA().getType());

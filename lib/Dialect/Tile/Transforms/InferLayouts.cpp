@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "MfmaGemm.h"
 #include "MmaGemm.h"
 #include "WgmmaGemm.h"
 #include "tilec/Analysis/FragmentLayouts.h"
@@ -86,9 +87,10 @@ bool isAnnotated(AllocSharedOp alloc) {
 class LayoutSolver {
 public:
   LayoutSolver(KernelOp kernel, int64_t maxVectorBytes, bool mmaSync,
-               bool wgmma)
+               bool wgmma, bool mfma)
       : kernel(kernel), threads(kernel.getNumThreads()),
-        maxVectorBytes(maxVectorBytes), mmaSync(mmaSync), wgmma(wgmma) {}
+        maxVectorBytes(maxVectorBytes), mmaSync(mmaSync), wgmma(wgmma),
+        mfma(mfma) {}
 
   LogicalResult run();
 
@@ -106,7 +108,7 @@ private:
                                    unsigned elementBytes);
   FragmentLayoutAttr defaultLoopLayout(ParallelOp loop);
   /// Gives the accumulators (and register A operands) of gemms that run on
-  /// mma.sync their layouts.
+  /// mma.sync, wgmma or MFMA their layouts.
   LogicalResult seedGemmLayouts();
   /// Rejects fragments and loops whose share per thread is too large to
   /// unroll.
@@ -117,6 +119,7 @@ private:
   int64_t maxVectorBytes;
   bool mmaSync;
   bool wgmma;
+  bool mfma;
   llvm::MapVector<Operation *, Assignment> fragments;
   DenseMap<Operation *, FragmentLayoutAttr> loops;
   SmallVector<ParallelOp> loopOrder;
@@ -250,24 +253,33 @@ LogicalResult LayoutSolver::seedGemmLayouts() {
           return WalkResult::interrupt();
       return WalkResult::advance();
     }
-    if (!isMmaSyncGemm(gemm))
+    // mma.sync's warps of 32 lanes and m16n8 tiles, or MFMA's waves of 64
+    // and 16x16 tiles.
+    bool onMfma = mfma && isMfmaGemm(gemm);
+    if (!onMfma && !(mmaSync && isMmaSyncGemm(gemm)))
       return WalkResult::advance();
+    int64_t lanes = onMfma ? kWaveLanes : 32;
     std::string message;
     FailureOr<WarpPartition> partition =
-        threads % 32 == 0
-            ? computeWarpPartition(m, n, threads / 32, gemm.getPolicy(), 16, 8,
-                                   message)
+        threads % lanes == 0
+            ? computeWarpPartition(m, n, threads / lanes, gemm.getPolicy(), 16,
+                                   onMfma ? 16 : 8, message,
+                                   onMfma ? "wave" : "warp")
             : FailureOr<WarpPartition>(failure());
     if (failed(partition)) {
       if (message.empty())
         message = "the block's " + std::to_string(threads) +
-                  " threads are not whole warps";
-      gemm.emitWarning() << "T.gemm runs on CUDA cores, not tensor cores: "
+                  " threads are not whole " + (onMfma ? "waves" : "warps");
+      gemm.emitWarning() << (onMfma ? "T.gemm runs on the vector ALUs, not "
+                                      "matrix cores (MFMA): "
+                                    : "T.gemm runs on CUDA cores, not tensor "
+                                      "cores: ")
                          << message;
       return WalkResult::advance();
     }
-    // The tiles ldmatrix will read get a bank-conflict-free swizzle,
-    // unless an annotation or an earlier choice gave them a layout.
+    // The tiles ldmatrix (or the MFMA lanes) will read get a swizzle that
+    // spreads rows over the banks, unless an annotation or an earlier
+    // choice gave them a layout.
     for (Value operand : {gemm.getA(), gemm.getB()})
       if (auto alloc = getSharedAlloc(operand))
         if (!alloc.getLayoutAttr() && !isAnnotated(alloc)) {
@@ -280,10 +292,12 @@ LogicalResult LayoutSolver::seedGemmLayouts() {
                 getRowMajorMap(kernel.getContext(), type.getShape()), swizzle));
         }
     bool changed = false;
+    MLIRContext *context = kernel.getContext();
     if (AllocFragmentOp c = getFragment(gemm.getC()))
       if (failed(require(
               c,
-              makeMmaAccumulatorLayout(kernel.getContext(), m, n, *partition),
+              onMfma ? makeMfmaAccumulatorLayout(context, m, n, *partition)
+                     : makeMmaAccumulatorLayout(context, m, n, *partition),
               gemm, changed)))
         return WalkResult::interrupt();
     if (AllocFragmentOp a = getFragment(gemm.getA())) {
@@ -293,9 +307,11 @@ LogicalResult LayoutSolver::seedGemmLayouts() {
                             "untransposed (transpose_A=False)";
         return WalkResult::interrupt();
       }
+      int64_t k = aType.getDimSize(1);
       if (failed(require(a,
-                         makeMmaOperandALayout(kernel.getContext(), m,
-                                               aType.getDimSize(1), *partition),
+                         onMfma
+                             ? makeMfmaOperandALayout(context, m, k, *partition)
+                             : makeMmaOperandALayout(context, m, k, *partition),
                          gemm, changed)))
         return WalkResult::interrupt();
     }
@@ -435,7 +451,7 @@ LogicalResult LayoutSolver::run() {
              << " has a layout over " << assignment.layout.getThreads()
              << " threads, but its kernel runs " << threads;
 
-  if (mmaSync && failed(seedGemmLayouts()))
+  if ((mmaSync || mfma) && failed(seedGemmLayouts()))
     return failure();
 
   while (true) {
@@ -479,7 +495,8 @@ struct InferLayoutsPass
 
   void runOnOperation() override {
     WalkResult result = getOperation().walk([&](KernelOp kernel) {
-      if (failed(LayoutSolver(kernel, maxVectorBytes, mmaSync, wgmma).run()))
+      if (failed(
+              LayoutSolver(kernel, maxVectorBytes, mmaSync, wgmma, mfma).run()))
         return WalkResult::interrupt();
       return WalkResult::advance();
     });

@@ -7,6 +7,7 @@
 #ifndef TILEC_DIALECT_TILE_TRANSFORMS_PASSES_H
 #define TILEC_DIALECT_TILE_TRANSFORMS_PASSES_H
 
+#include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"

@@ -140,6 +140,13 @@ def TileInferLayouts : Pass<"tile-infer-layouts", "mlir::func::FuncOp"> {
     partition of the tile over warpgroups in m64 rows) takes the wgmma
     accumulator layout instead, and its operand tiles the panelled,
     swizzled layout that wgmma reads and TMA writes.
+
+    With `mfma`, a gemm that AMD's matrix cores take (f16 or bf16 operands
+    into f32, K a multiple of 16) seeds its accumulator with the MFMA
+    accumulator layout of its partition over waves of 64 lanes in 16x16
+    tiles, and an A operand in registers with the matching A operand
+    layout; a gemm whose shape does not split so stays on the vector ALUs,
+    with a warning.
   }];
   let options = [
     Option<"maxVectorBytes", "max-vector-bytes", "int64_t", "16",
@@ -148,7 +155,10 @@ def TileInferLayouts : Pass<"tile-infer-layouts", "mlir::func::FuncOp"> {
            "Lay out gemm accumulators and register operands for mma.sync "
            "(NVIDIA sm_80 and later)">,
     Option<"wgmma", "wgmma", "bool", "false",
-           "Lay out gemms that warpgroup MMA can run for it (NVIDIA sm_90a)">
+           "Lay out gemms that warpgroup MMA can run for it (NVIDIA sm_90a)">,
+    Option<"mfma", "mfma", "bool", "false",
+           "Lay out gemm accumulators and register operands for MFMA (AMD "
+           "gfx90a, gfx942)">
   ];
 }
 
@@ -213,8 +223,9 @@ def TileDistribute : Pass<"tile-distribute", "mlir::func::FuncOp"> {
     between warps, shared memory. A `tile.gemm` whose accumulator has an
     mma.sync layout becomes ldmatrix and mma.sync (nvgpu) per warp tile;
     with `wgmma`, one whose accumulator has the wgmma layout of its plan
-    becomes wgmma on shared-memory descriptors per warpgroup tile; other
-    gemms, a dot product per accumulator element. Layouts are checked
+    becomes wgmma on shared-memory descriptors per warpgroup tile; one
+    whose accumulator has an MFMA layout becomes `amdgpu.mfma` per 16x16
+    wave tile; other gemms, a dot product per accumulator element. Layouts are checked
     exhaustively: an access to a fragment element that the accessing thread
     does not hold is an error.
   }];
@@ -229,6 +240,7 @@ def TileDistribute : Pass<"tile-distribute", "mlir::func::FuncOp"> {
                            "::mlir::memref::MemRefDialect",
                            "::mlir::NVVM::NVVMDialect",
                            "::mlir::nvgpu::NVGPUDialect",
+                           "::mlir::amdgpu::AMDGPUDialect",
                            "::mlir::scf::SCFDialect",
                            "::mlir::vector::VectorDialect"];
 }

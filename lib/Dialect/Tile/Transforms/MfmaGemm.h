@@ -1,0 +1,32 @@
+//===- MfmaGemm.h - T.gemm on AMD matrix cores (MFMA) -----------*- C++ -*-===//
+//
+// Part of tilec. Used by tile-infer-layouts and tile-distribute.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILEC_LIB_DIALECT_TILE_TRANSFORMS_MFMAGEMM_H
+#define TILEC_LIB_DIALECT_TILE_TRANSFORMS_MFMAGEMM_H
+
+#include "tilec/Analysis/FragmentLayouts.h"
+#include "tilec/Dialect/Tile/IR/TileOps.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace tilec::tile {
+
+/// Whether `gemm` runs on v_mfma_f32_16x16x16 (gfx90a, gfx942): f16 or
+/// bf16 operands into f32, K a multiple of 16, B in shared memory, and A
+/// in shared memory or, untransposed, in registers.
+bool isMfmaGemm(GemmOp gemm);
+
+/// Emits `gemm`, whose accumulator has the MFMA accumulator layout of
+/// `partition`, as the per-thread code of thread `tid`: operand fragments
+/// read from shared memory (or A's slots from `aRegs`, in the A operand
+/// layout) and one amdgpu.mfma per 16x16 tile and step of K, just before
+/// `gemm`. `cRegs` holds the accumulator's slots.
+void emitMfmaGemm(mlir::OpBuilder &b, GemmOp gemm, WarpPartition partition,
+                  mlir::Value tid, mlir::Value cRegs, mlir::Value aRegs);
+
+} // namespace tilec::tile
+
+#endif // TILEC_LIB_DIALECT_TILE_TRANSFORMS_MFMAGEMM_H

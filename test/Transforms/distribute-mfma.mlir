@@ -1,0 +1,110 @@
+// RUN: tilec-opt %s --split-input-file --tile-infer-layouts=mfma=1 --tile-distribute --canonicalize --cse | FileCheck %s
+
+// One wave of 64 lanes, a 16x16 accumulator, K = 32 in two steps. Lane l
+// reads row l % 16 of A and column l % 16 of B at the four K from
+// 4 * (l / 16); the MFMA takes B's fragment first (the swapped issue, C^T
+// = B^T A^T), chained through the steps. Each lane then holds four
+// consecutive columns of one row, stored as one vector.
+// CHECK-LABEL: func.func @one_wave
+// CHECK: %[[TID:.*]] = gpu.thread_id x upper_bound 64
+// CHECK: %[[ACC:.*]] = memref.alloca() : memref<4xf32>
+// CHECK: %[[LANE:.*]] = arith.remui %[[TID]], %c64
+// CHECK: %[[ROW:.*]] = arith.remui %[[LANE]], %c16
+// CHECK: %[[GROUP:.*]] = arith.divui %[[LANE]], %c16
+// CHECK: %[[K:.*]] = arith.muli %[[GROUP]], %c4
+// CHECK: %[[AROW:.*]] = arith.addi %{{.*}}, %[[ROW]]
+// CHECK: memref.load %[[A:.*]][%[[AROW]], %[[K]]] : memref<16x32xf16, #tile.shared>
+// CHECK: %[[A0:.*]] = vector.from_elements {{.*}} : vector<4xf16>
+// CHECK: memref.load %[[B:.*]][%[[K]], %[[ROW]]] : memref<32x16xf16, #tile.shared>
+// CHECK: %[[B0:.*]] = vector.from_elements {{.*}} : vector<4xf16>
+// CHECK: %[[C0:.*]] = amdgpu.mfma 16x16x16 %[[B0]] * %[[A0]] + %cst blgp = none : vector<4xf16>, vector<4xf16>, vector<4xf32>
+// CHECK: %[[A1:.*]] = vector.from_elements {{.*}} : vector<4xf16>
+// CHECK: %[[B1:.*]] = vector.from_elements {{.*}} : vector<4xf16>
+// CHECK: %[[C1:.*]] = amdgpu.mfma 16x16x16 %[[B1]] * %[[A1]] + %[[C0]]
+// CHECK-COUNT-4: memref.store %{{.*}}, %[[ACC]]
+// CHECK: vector.store %{{.*}}, %{{.*}}[%{{.*}}, %[[K]]] {alignment = 16 : i64} : memref<16x16xf32>, vector<4xf32>
+// CHECK-NOT: tile.gemm
+func.func @one_wave(%out: memref<16x16xf32>) {
+  %c1 = arith.constant 1 : index
+  tile.kernel blocks(%bx) in (%c1) threads(64) {
+    %a = tile.alloc_shared : memref<16x32xf16, #tile.shared>
+    %b = tile.alloc_shared : memref<32x16xf16, #tile.shared>
+    %c = tile.alloc_fragment : memref<16x16xf32, #tile.fragment>
+    tile.gemm %a, %b, %c clear_accum : memref<16x32xf16, #tile.shared>, memref<32x16xf16, #tile.shared>, memref<16x16xf32, #tile.fragment>
+    tile.parallel (%i, %j) in (16, 16) {
+      %x = memref.load %c[%i, %j] : memref<16x16xf32, #tile.fragment>
+      memref.store %x, %out[%i, %j] : memref<16x16xf32>
+    }
+  }
+  return
+}
+
+// -----
+
+// FlashAttention's chain: S = Q K^T on two waves of full rows, P = S in
+// f16 (the same layout, slot for slot), O = P V with P from registers.
+// The second gemm's A fragments are P's slots, four per step of K.
+// CHECK-LABEL: func.func @chain
+// CHECK: %[[S:.*]] = memref.alloca() : memref<8xf32>
+// CHECK: %[[P:.*]] = memref.alloca() : memref<8xf16>
+// CHECK-COUNT-2: amdgpu.mfma 16x16x16 %{{.*}} * %{{.*}} + %cst
+// CHECK: %[[P0:.*]] = memref.load %[[P]][%c0] : memref<8xf16>
+// CHECK: %[[P1:.*]] = memref.load %[[P]][%c1] : memref<8xf16>
+// CHECK: %[[P2:.*]] = memref.load %[[P]][%c2] : memref<8xf16>
+// CHECK: %[[P3:.*]] = memref.load %[[P]][%c3] : memref<8xf16>
+// CHECK: %[[PA:.*]] = vector.from_elements %[[P0]], %[[P1]], %[[P2]], %[[P3]] : vector<4xf16>
+// CHECK: amdgpu.mfma 16x16x16 %{{.*}} * %[[PA]] + %cst
+// CHECK-NOT: tile.gemm
+func.func @chain(%out: memref<32x32xf32>) {
+  %c1 = arith.constant 1 : index
+  tile.kernel blocks(%bx) in (%c1) threads(128) {
+    %q = tile.alloc_shared : memref<32x16xf16, #tile.shared>
+    %k = tile.alloc_shared : memref<32x16xf16, #tile.shared>
+    %v = tile.alloc_shared : memref<32x32xf16, #tile.shared>
+    %s = tile.alloc_fragment : memref<32x32xf32, #tile.fragment>
+    %p = tile.alloc_fragment : memref<32x32xf16, #tile.fragment>
+    %o = tile.alloc_fragment : memref<32x32xf32, #tile.fragment>
+    tile.gemm %q, %k, %s transpose_b policy(full_row) clear_accum : memref<32x16xf16, #tile.shared>, memref<32x16xf16, #tile.shared>, memref<32x32xf32, #tile.fragment>
+    tile.parallel (%i, %j) in (32, 32) {
+      %x = memref.load %s[%i, %j] : memref<32x32xf32, #tile.fragment>
+      %h = arith.truncf %x : f32 to f16
+      memref.store %h, %p[%i, %j] : memref<32x32xf16, #tile.fragment>
+    }
+    tile.gemm %p, %v, %o policy(full_row) clear_accum : memref<32x32xf16, #tile.fragment>, memref<32x32xf16, #tile.shared>, memref<32x32xf32, #tile.fragment>
+    tile.parallel (%i, %j) in (32, 32) {
+      %x = memref.load %o[%i, %j] : memref<32x32xf32, #tile.fragment>
+      memref.store %x, %out[%i, %j] : memref<32x32xf32>
+    }
+  }
+  return
+}
+
+// -----
+
+// Four waves split a 64x64 tile 2x2 (square policy); each computes 2x2
+// tiles per step of K, with bf16 operands, transposed: A stored K by M, B
+// stored N by K.
+// CHECK-LABEL: func.func @waves_bf16
+// CHECK: memref.alloca() : memref<16xf32>
+// CHECK: %[[WAVE:.*]] = arith.divui %{{.*}}, %c64
+// CHECK: %[[WROW:.*]] = arith.divui %[[WAVE]], %c2
+// CHECK: %[[ROWBASE:.*]] = arith.muli %[[WROW]], %c32
+// CHECK: %[[K:.*]] = arith.muli %{{.*}}, %c4
+// CHECK: %[[M:.*]] = arith.addi %[[ROWBASE]], %{{.*}}
+// CHECK: memref.load %{{.*}}[%[[K]], %[[M]]] : memref<16x64xbf16, #tile.shared>
+// CHECK-COUNT-4: amdgpu.mfma 16x16x16 %{{.*}} * %{{.*}} + %cst blgp = none : vector<4xbf16>, vector<4xbf16>, vector<4xf32>
+// CHECK-NOT: amdgpu.mfma
+func.func @waves_bf16(%out: memref<64x64xf32>) {
+  %c1 = arith.constant 1 : index
+  tile.kernel blocks(%bx) in (%c1) threads(256) {
+    %a = tile.alloc_shared : memref<16x64xbf16, #tile.shared>
+    %b = tile.alloc_shared : memref<64x16xbf16, #tile.shared>
+    %c = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    tile.gemm %a, %b, %c transpose_a transpose_b clear_accum : memref<16x64xbf16, #tile.shared>, memref<64x16xbf16, #tile.shared>, memref<64x64xf32, #tile.fragment>
+    tile.parallel (%i, %j) in (64, 64) {
+      %x = memref.load %c[%i, %j] : memref<64x64xf32, #tile.fragment>
+      memref.store %x, %out[%i, %j] : memref<64x64xf32>
+    }
+  }
+  return
+}
