@@ -64,3 +64,6 @@ if os.access(ptxas, os.X_OK):
 rocm_bitcode = os.path.join(config.tilec_obj_root, "lib", "tilec", "rocm", "amdgcn", "bitcode", "ocml.bc")
 if os.path.exists(rocm_bitcode):
     config.available_features.add("rocm")
+# Debian's HIP headers, to compile the headers of AMD targets against.
+if os.path.exists("/usr/include/hip/hip_runtime_api.h") and shutil.which("cc"):
+    config.available_features.add("hip")

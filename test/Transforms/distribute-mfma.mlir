@@ -2,7 +2,8 @@
 
 // One wave of 64 lanes, a 16x16 accumulator, K = 32 in two steps. Lane l
 // reads row l % 16 of A and column l % 16 of B at the four K from
-// 4 * (l / 16); the MFMA takes B's fragment first (the swapped issue, C^T
+// 4 * (l / 16), A's four in one read (K is its fastest dimension), B's
+// one by one; the MFMA takes B's fragment first (the swapped issue, C^T
 // = B^T A^T), chained through the steps. Each lane then holds four
 // consecutive columns of one row, stored as one vector.
 // CHECK-LABEL: func.func @one_wave
@@ -13,12 +14,11 @@
 // CHECK: %[[GROUP:.*]] = arith.divui %[[LANE]], %c16
 // CHECK: %[[K:.*]] = arith.muli %[[GROUP]], %c4
 // CHECK: %[[AROW:.*]] = arith.addi %{{.*}}, %[[ROW]]
-// CHECK: memref.load %[[A:.*]][%[[AROW]], %[[K]]] : memref<16x32xf16, #tile.shared>
-// CHECK: %[[A0:.*]] = vector.from_elements {{.*}} : vector<4xf16>
+// CHECK: %[[A0:.*]] = vector.load %[[A:.*]][%[[AROW]], %[[K]]] : memref<16x32xf16, #tile.shared>, vector<4xf16>
 // CHECK: memref.load %[[B:.*]][%[[K]], %[[ROW]]] : memref<32x16xf16, #tile.shared>
 // CHECK: %[[B0:.*]] = vector.from_elements {{.*}} : vector<4xf16>
 // CHECK: %[[C0:.*]] = amdgpu.mfma 16x16x16 %[[B0]] * %[[A0]] + %cst blgp = none : vector<4xf16>, vector<4xf16>, vector<4xf32>
-// CHECK: %[[A1:.*]] = vector.from_elements {{.*}} : vector<4xf16>
+// CHECK: %[[A1:.*]] = vector.load %[[A]]
 // CHECK: %[[B1:.*]] = vector.from_elements {{.*}} : vector<4xf16>
 // CHECK: %[[C1:.*]] = amdgpu.mfma 16x16x16 %[[B1]] * %[[A1]] + %[[C0]]
 // CHECK-COUNT-4: memref.store %{{.*}}, %[[ACC]]
@@ -104,6 +104,29 @@ func.func @waves_bf16(%out: memref<64x64xf32>) {
     tile.parallel (%i, %j) in (64, 64) {
       %x = memref.load %c[%i, %j] : memref<64x64xf32, #tile.fragment>
       memref.store %x, %out[%i, %j] : memref<64x64xf32>
+    }
+  }
+  return
+}
+
+// -----
+
+// K is A's fastest dimension, but a swizzle annotated with runs of two
+// elements would split a four-element read: A is read one by one.
+// CHECK-LABEL: func.func @narrow_swizzle
+// CHECK-NOT: vector.load
+// CHECK: amdgpu.mfma
+func.func @narrow_swizzle(%out: memref<16x16xf32>) {
+  %c1 = arith.constant 1 : index
+  tile.kernel blocks(%bx) in (%c1) threads(64) {
+    %a = tile.alloc_shared : memref<16x32xf16, #tile.shared>
+    tile.annotate_layout #tile.shared_layout<[16, 32], (d0, d1) -> (d0 * 32 + d1), swizzle = <bits = 2, base = 1, shift = 4>> on %a : memref<16x32xf16, #tile.shared>
+    %b = tile.alloc_shared : memref<32x16xf16, #tile.shared>
+    %c = tile.alloc_fragment : memref<16x16xf32, #tile.fragment>
+    tile.gemm %a, %b, %c clear_accum : memref<16x32xf16, #tile.shared>, memref<32x16xf16, #tile.shared>, memref<16x16xf32, #tile.fragment>
+    tile.parallel (%i, %j) in (16, 16) {
+      %x = memref.load %c[%i, %j] : memref<16x16xf32, #tile.fragment>
+      memref.store %x, %out[%i, %j] : memref<16x16xf32>
     }
   }
   return

@@ -11,9 +11,13 @@ on the same inputs just before.
     test/gpu/run.py verify           # what the Z3 verifiers prove of each
     test/gpu/run.py host             # the programs that fit a CPU, run on
                                      # the host target (--target host)
+    test/gpu/run.py --arch gfx942    # the same on an AMD GPU, through HIP
 
-Building needs tilec, g++ and the CUDA toolkit's cuda.h; running needs an
-NVIDIA GPU and its driver.
+Building needs tilec, g++ and the CUDA toolkit's cuda.h (for AMD, the HIP
+headers and libamdhip64); running needs the GPU and its driver. On AMD,
+the GEMMs are checked against a float64 product rather than cuBLAS, and
+the programs for NVIDIA only (headers for several sm_ targets, the sm_80
+paths of the H200) are left out.
 """
 
 import argparse
@@ -255,17 +259,58 @@ def configs():
     return out
 
 
+def is_amd(arch):
+    return arch.startswith("gfx")
+
+
+def selected(args, name, flags):
+    """Whether the program `name`, compiled with `flags`, is for this run:
+    it passes --filter, and on AMD it is not one for NVIDIA only."""
+    if args.filter and not any(f in name for f in args.filter.split(",")):
+        return False
+    return not is_amd(args.arch) or not (
+        "--arch" in flags or any(f in GPU_FLAGS for f in flags))
+
+
+def harness_command(args, header, kind, name, macros):
+    """The C++ compiler's command for a test program of the GPU's header,
+    up to its sources and libraries."""
+    cmd = ["g++", "-std=c++17", "-O2", "-Wall", "-Wextra",
+           "-I", os.path.join(HERE, "harness")]
+    if is_amd(args.arch):
+        cmd += ["-D__HIP_PLATFORM_AMD__", "-DTILEC_TEST_HIP",
+                "-I", os.path.join(args.rocm_path, "include")]
+    else:
+        cmd += ["-I", os.path.join(args.cuda_path, "include")]
+    cmd += ["-include", header, f"-DTEST_{kind}", f'-DTEST_NAME="{name}"']
+    # Shape macros are prefixed: cuda.h uses M and N as parameter names.
+    cmd += [f"-D{'TEST_' + k if k in 'MNK' else k}={v}"
+            for k, v in macros.items()]
+    return cmd
+
+
+def gpu_libraries(args, libs):
+    if is_amd(args.arch):
+        lib = os.path.join(args.rocm_path, "lib")
+        return ["-L", lib, "-lamdhip64", "-lpthread", "-Wl,-rpath," + lib]
+    lib = os.path.join(args.cuda_path, "lib64")
+    return ["-L", lib, "-L", lib + "/stubs", "-lcuda", "-lpthread", *libs,
+            "-Wl,-rpath," + lib]
+
+
 def build(args):
     os.makedirs(args.out, exist_ok=True)
     host_out = os.path.join(args.out, "host")
     os.makedirs(host_out, exist_ok=True)
-    cuda = os.environ.get("CUDA_PATH", "/usr/local/cuda")
+    binary = ".hsaco" if is_amd(args.arch) else ".cubin"
     manifest = []
     compiled = {}
     for name, source, defines, test_kind, macros, *rest in configs():
         flags = rest[0] if rest else []
         harness = rest[1] if len(rest) > 1 else "harness.cpp"
         libs = rest[2] if len(rest) > 2 else []
+        if not selected(args, name, flags):
+            continue
         key = (source, tuple(sorted(defines.items())), tuple(flags))
         if key not in compiled:
             base = os.path.join(args.out, name)
@@ -274,28 +319,26 @@ def build(args):
                 cmd = [args.tilec, source, "-o", base + ".h", *flags]
             else:
                 cmd = [args.tilec, source, "--arch", args.arch, "-o",
-                       base + ".cubin", *flags]
+                       base + binary, *flags]
             for k, v in defines.items():
                 cmd += ["-D", f"{k}={v}"]
             start = time.perf_counter()
             result = subprocess.run(cmd, capture_output=True, text=True)
             seconds = time.perf_counter() - start
+            if (result.returncode != 0 and is_amd(args.arch) and
+                    "bytes of shared memory; " in result.stderr):
+                # The Hopper configurations' tiles outgrow 64 KiB of LDS.
+                print(f"skipped {name}: its tiles do not fit the LDS")
+                continue
             if result.returncode != 0:
                 print(f"BUILD FAIL {name}: {' '.join(cmd)}\n{result.stderr}")
                 return 1
             compiled[key] = (base + ".h", seconds)
         header, seconds = compiled[key]
         exe = os.path.join(args.out, name)
-        cmd = ["g++", "-std=c++17", "-O2", "-Wall", "-Wextra",
-               "-I", os.path.join(HERE, "harness"), "-I", cuda + "/include",
-               "-include", header, f"-DTEST_{test_kind}",
-               f'-DTEST_NAME="{name}"']
-        # Shape macros are prefixed: cuda.h uses M and N as parameter names.
-        cmd += [f"-D{'TEST_' + k if k in 'MNK' else k}={v}"
-                for k, v in macros.items()]
+        cmd = harness_command(args, header, test_kind, name, macros)
         cmd += [os.path.join(HERE, "harness", harness), "-o", exe,
-                "-L", cuda + "/lib64", "-L", cuda + "/lib64/stubs", "-lcuda",
-                "-lpthread", *libs, "-Wl,-rpath," + cuda + "/lib64"]
+                *gpu_libraries(args, libs)]
         result = subprocess.run(cmd, capture_output=True, text=True)
         if result.returncode != 0:
             print(f"BUILD FAIL {name}: {' '.join(cmd)}\n{result.stderr}")
@@ -461,7 +504,10 @@ def host(args):
     return 1 if failed else 0
 
 
-def have_gpu():
+def have_gpu(arch):
+    if is_amd(arch):
+        # The kernel driver's device, which HIP opens.
+        return os.path.exists("/dev/kfd")
     smi = shutil.which("nvidia-smi")
     if not smi:
         return False
@@ -469,9 +515,14 @@ def have_gpu():
 
 
 def run(args):
-    if not have_gpu():
-        print("SKIP: no NVIDIA GPU here; the GPU tests did not run")
+    if not have_gpu(args.arch):
+        vendor = "AMD" if is_amd(args.arch) else "NVIDIA"
+        print(f"SKIP: no {vendor} GPU here; the GPU tests did not run")
         return 0
+    if args.sanitize and is_amd(args.arch):
+        print("run.py: --sanitize runs compute-sanitizer, which is NVIDIA's",
+              file=sys.stderr)
+        return 2
     with open(os.path.join(args.out, "manifest.json")) as f:
         manifest = json.load(f)
     if args.filter:
@@ -542,7 +593,14 @@ def main():
                         default="all")
     parser.add_argument("--out", default=os.path.join(ROOT, "build", "gpu-tests"))
     parser.add_argument("--tilec", default=os.path.join(ROOT, "build", "bin", "tilec"))
-    parser.add_argument("--arch", default="sm_90a")
+    parser.add_argument("--arch", default="sm_90a",
+                        help="the GPU: an NVIDIA sm_ or an AMD gfx target")
+    parser.add_argument("--cuda-path",
+                        default=os.environ.get("CUDA_PATH", "/usr/local/cuda"))
+    parser.add_argument("--rocm-path",
+                        default=os.environ.get("ROCM_PATH", "/opt/rocm"),
+                        help="for AMD: where HIP's include/ and lib/ are "
+                             "(Debian's packages put them in /usr)")
     parser.add_argument("--sanitize", action="store_true",
                         help="run each program under compute-sanitizer memcheck")
     parser.add_argument("--log", help="also write the results to this file")
@@ -550,8 +608,8 @@ def main():
                         help="seconds a program may run before it counts as "
                              "hung (a failure)")
     parser.add_argument("--filter",
-                        help="run only the programs whose names contain one "
-                             "of these comma-separated strings")
+                        help="build and run only the programs whose names "
+                             "contain one of these comma-separated strings")
     parser.add_argument("--cxx", default=os.environ.get("CXX", "c++"),
                         help="the C++ compiler of the host programs")
     parser.add_argument("--max-work", type=float, default=2 ** 28,

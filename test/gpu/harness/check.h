@@ -2,7 +2,7 @@
 // is and the error's name, and exits with status 2. Shared by the GPU test
 // programs and the benchmarks (bench/). Built with TILEC_TEST_HOST, for
 // the host target's functions, which return TILEC_HOST_SUCCESS or an
-// error.
+// error; with TILEC_TEST_HIP, for HIP calls and AMD headers.
 #ifndef TILEC_TEST_GPU_CHECK_H
 #define TILEC_TEST_GPU_CHECK_H
 
@@ -17,6 +17,20 @@
     if (check_ != 0) {                                                         \
       std::fprintf(stderr, "%s:%d: %s failed: %d\n", __FILE__, __LINE__,       \
                    #call, check_);                                             \
+      std::exit(2);                                                            \
+    }                                                                          \
+  } while (0)
+
+#elif defined(TILEC_TEST_HIP)
+
+#include <hip/hip_runtime_api.h>
+
+#define CHECK(call)                                                            \
+  do {                                                                         \
+    hipError_t check_ = (call);                                                \
+    if (check_ != hipSuccess) {                                                \
+      std::fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__,      \
+                   #call, hipGetErrorName(check_));                           \
       std::exit(2);                                                            \
     }                                                                          \
   } while (0)
@@ -37,6 +51,6 @@
     }                                                                          \
   } while (0)
 
-#endif // TILEC_TEST_HOST
+#endif
 
 #endif // TILEC_TEST_GPU_CHECK_H

@@ -1,9 +1,10 @@
 // Shared helpers of the GPU test programs: device buffers, random data,
 // poisoning, half-precision conversion and comparison with a reference.
 // Built with TILEC_TEST_HOST, the same programs run the host target's
-// functions on buffers of the host's memory: LAUNCH(kernel, args...) calls
-// the GPU header's kernel_launch or the host header's kernel_run, SYNC()
-// waits for the GPU, and INVALID_VALUE is what both refuse arguments with.
+// functions on buffers of the host's memory; with TILEC_TEST_HIP, an AMD
+// GPU's through HIP. LAUNCH(kernel, args...) calls the GPU header's
+// kernel_launch or the host header's kernel_run, SYNC() waits for the GPU,
+// and INVALID_VALUE is what all of them refuse arguments with.
 #ifndef TILEC_TEST_GPU_COMMON_H
 #define TILEC_TEST_GPU_COMMON_H
 
@@ -13,6 +14,11 @@
 #define LAUNCH(kernel, ...) kernel##_run(__VA_ARGS__)
 #define SYNC() ((void)0)
 #define INVALID_VALUE TILEC_HOST_INVALID_VALUE
+#elif defined(TILEC_TEST_HIP)
+#include <hip/hip_runtime_api.h>
+#define LAUNCH(kernel, ...) kernel##_launch(nullptr, __VA_ARGS__)
+#define SYNC() CHECK(hipDeviceSynchronize())
+#define INVALID_VALUE hipErrorInvalidValue
 #else
 #include <cuda.h>
 #define LAUNCH(kernel, ...) kernel##_launch(nullptr, __VA_ARGS__)
@@ -102,6 +108,28 @@ struct Buffer {
   void upload(const void *data) { std::memcpy(ptr, data, bytes); }
   void download(void *data) { std::memcpy(data, ptr, bytes); }
 };
+#elif defined(TILEC_TEST_HIP)
+/// A device buffer of `count` elements of `bytes` each.
+struct Buffer {
+  char *ptr = nullptr;
+  size_t bytes = 0;
+  Buffer(size_t count, size_t elementBytes) : bytes(count * elementBytes) {
+    void *p = nullptr;
+    CHECK(hipMalloc(&p, bytes ? bytes : 1));
+    ptr = static_cast<char *>(p);
+  }
+  ~Buffer() { (void)hipFree(ptr); }
+  Buffer(const Buffer &) = delete;
+  Buffer &operator=(const Buffer &) = delete;
+  /// NaN for floats, -1 for integers: untouched results stand out.
+  void poison() { CHECK(hipMemset(ptr, 0xff, bytes)); }
+  void upload(const void *data) {
+    CHECK(hipMemcpy(ptr, data, bytes, hipMemcpyHostToDevice));
+  }
+  void download(void *data) {
+    CHECK(hipMemcpy(data, ptr, bytes, hipMemcpyDeviceToHost));
+  }
+};
 #else
 /// A device buffer of `count` elements of `bytes` each.
 struct Buffer {
@@ -122,7 +150,10 @@ struct Context {
   std::mt19937_64 rng;
   uint64_t seed;
   Context() {
-#ifndef TILEC_TEST_HOST
+#if defined(TILEC_TEST_HIP)
+    CHECK(hipInit(0));
+    CHECK(hipSetDevice(0));
+#elif !defined(TILEC_TEST_HOST)
     CUcontext context = nullptr;
     CHECK(cuInit(0));
     CUdevice device;

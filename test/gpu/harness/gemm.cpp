@@ -7,17 +7,19 @@
 // e5m2), OUT_KIND (0 f16, 1 bf16, 2 f32, 3 int32), ACC_F16 (half-precision
 // accumulators), and -include the kernel's header. int8 is checked exactly
 // against a CPU product, fp8 against a float64 one, the rest against
-// cuBLAS (links against it), or, with TILEC_TEST_HOST, a float64 product
-// too.
+// cuBLAS (links against it), or, with TILEC_TEST_HOST or TILEC_TEST_HIP, a
+// float64 product too.
 #include "common.h"
 
-#ifndef TILEC_TEST_HOST
+#if defined(TILEC_TEST_HOST) || defined(TILEC_TEST_HIP)
+#define TILEC_TEST_FLOAT64_GEMM 1
+#else
 #include <cublas_v2.h>
 #endif
 
 #include <algorithm>
 
-#ifndef TILEC_TEST_HOST
+#ifndef TILEC_TEST_FLOAT64_GEMM
 #define CHECK_CUBLAS(call)                                                     \
   do {                                                                         \
     cublasStatus_t status_ = (call);                                           \
@@ -160,7 +162,7 @@ int main() {
     return compare(TEST_NAME, got, want, 0, 0, ctx.seed) ? 0 : 1;
   }
 
-#ifdef TILEC_TEST_HOST
+#ifdef TILEC_TEST_FLOAT64_GEMM
   // The inputs as the kernel sees them (rounded to their type), multiplied
   // in float64.
   auto rounded = [&](const std::vector<float> &values) {

@@ -8,12 +8,16 @@
 // (FragmentLayouts.h says which), the layout the next gemm takes A in and
 // one that stores as 8- or 16-byte vectors. For every step of 16 along K,
 // lane l reads row l % 16 of A (column of B) at the four K from
-// 4 * (l / 16): contiguous, one 8-byte read, where K is the operand's
-// fastest dimension.
+// 4 * (l / 16): one 8-byte read where K is the operand's fastest
+// dimension (A untransposed, B transposed), four 2-byte reads otherwise.
+// The swizzles tilec picks permute chunks of 16 bytes, so the 8-byte reads
+// stay whole.
 //
 //===----------------------------------------------------------------------===//
 
 #include "MfmaGemm.h"
+
+#include "tilec/Dialect/Tile/Transforms/Utils.h"
 
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -41,6 +45,25 @@ bool tilec::tile::isMfmaGemm(GemmOp gemm) {
 }
 
 namespace {
+
+/// Whether a lane's four operand elements along K can be read from
+/// `operand` as one vector: K is its fastest dimension and no swizzle,
+/// planned or annotated, splits runs of four elements.
+bool isReadAsVector(Value operand, bool kFastest) {
+  AllocSharedOp alloc = getSharedAlloc(operand);
+  if (!kFastest || !alloc)
+    return false;
+  SmallVector<SharedLayoutAttr> layouts;
+  if (SharedLayoutAttr planned = alloc.getLayoutAttr())
+    layouts.push_back(planned);
+  for (Operation *user : alloc->getUsers())
+    if (auto annotate = dyn_cast<AnnotateLayoutOp>(user))
+      if (auto layout = dyn_cast<SharedLayoutAttr>(annotate.getLayout()))
+        layouts.push_back(layout);
+  return llvm::all_of(layouts, [](SharedLayoutAttr layout) {
+    return !layout.getSwizzle() || layout.getSwizzle().getBase() >= 2;
+  });
+}
 
 /// Emits the code of one gemm for one thread.
 class MfmaGemmEmitter {
@@ -86,13 +109,16 @@ private:
   }
 
   /// The four elements of a lane's operand fragment: element v is at
-  /// `index(v)` of `buffer`.
-  Value gather(Value buffer, function_ref<SmallVector<Value>(int64_t)> index) {
+  /// `index(v)` of `buffer`; one vector read where they are contiguous.
+  Value gather(Value buffer, bool contiguous,
+               function_ref<SmallVector<Value>(int64_t)> index) {
+    auto type = VectorType::get({4}, elementType);
+    if (contiguous)
+      return vector::LoadOp::create(b, loc, type, buffer, index(0));
     SmallVector<Value> elements;
     for (int64_t v = 0; v < 4; ++v)
       elements.push_back(memref::LoadOp::create(b, loc, buffer, index(v)));
-    return vector::FromElementsOp::create(
-        b, loc, VectorType::get({4}, elementType), elements);
+    return vector::FromElementsOp::create(b, loc, type, elements);
   }
   /// Four consecutive slots of `regs` from `base`, as a vector of `type`.
   Value loadSlots(Value regs, int64_t base, Type type) {
@@ -122,7 +148,8 @@ Value MfmaGemmEmitter::loadA(Value aRegs, int64_t mi, int64_t ki) {
     return loadSlots(aRegs, (mi * kt + ki) * 4, elementType);
   Value row = add(add(warpRow, mi * 16), operandRow);
   Value k0 = add(operandK, ki * 16);
-  return gather(gemm.getA(), [&](int64_t v) -> SmallVector<Value> {
+  bool contiguous = isReadAsVector(gemm.getA(), !gemm.getTransposeA());
+  return gather(gemm.getA(), contiguous, [&](int64_t v) -> SmallVector<Value> {
     Value kk = add(k0, v);
     if (gemm.getTransposeA())
       return {kk, row};
@@ -133,7 +160,8 @@ Value MfmaGemmEmitter::loadA(Value aRegs, int64_t mi, int64_t ki) {
 Value MfmaGemmEmitter::loadB(int64_t ni, int64_t ki) {
   Value col = add(add(warpCol, ni * 16), operandRow);
   Value k0 = add(operandK, ki * 16);
-  return gather(gemm.getB(), [&](int64_t v) -> SmallVector<Value> {
+  bool contiguous = isReadAsVector(gemm.getB(), gemm.getTransposeB());
+  return gather(gemm.getB(), contiguous, [&](int64_t v) -> SmallVector<Value> {
     Value kk = add(k0, v);
     if (gemm.getTransposeB())
       return {col, kk};
