@@ -29,8 +29,8 @@
   do {                                                                         \
     hipError_t check_ = (call);                                                \
     if (check_ != hipSuccess) {                                                \
-      std::fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__,      \
-                   #call, hipGetErrorName(check_));                           \
+      std::fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__,       \
+                   #call, hipGetErrorName(check_));                            \
       std::exit(2);                                                            \
     }                                                                          \
   } while (0)
