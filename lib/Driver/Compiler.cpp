@@ -42,7 +42,9 @@ static LogicalResult addPipeline(OpPassManager &pm, StringRef pipeline) {
 static void addLayoutPipeline(PassManager &pm, const CompileOptions &options) {
   OpPassManager &fpm = pm.nest<func::FuncOp>();
   tile::TilePipelineOptions pipeline;
-  pipeline.asyncCopies = options.target->isNVIDIA();
+  pipeline.asyncCopies = options.useAsyncCopies();
+  pipeline.registerStages = !options.useAsyncCopies();
+  pipeline.sharedMemoryLimit = options.target->maxSharedMemoryBytes;
   pipeline.tma = options.useTma();
   pipeline.proxyFence = options.useWgmma();
   pipeline.warpSpecialize = options.useWarpSpecialization();

@@ -127,7 +127,12 @@ def configs():
             # The sm_80 path (cp.async, mma.sync) on the same GPU.
             (2, 3, 1000, None, 64, True, "bshd", {}, sm80),
             (1, 2, 250, 600, 128, True, "bhsd", {"dtype": "bfloat16"}, sm80),
-            (1, 2, 500, None, 64, False, "bshd", {"dynamic": True}, sm80)]:
+            (1, 2, 500, None, 64, False, "bshd", {"dynamic": True}, sm80),
+            # Stages through registers, as on AMD.
+            (2, 3, 1000, None, 64, True, "bshd", {"num_stages": 2},
+             ["--no-cp-async"]),
+            (1, 2, 333, None, 128, False, "bhsd", {"num_stages": 3},
+             ["--no-cp-async"])]:
         bf16 = extra.get("dtype") == "bfloat16"
         dynamic = extra.get("dynamic", False)
         name = (f"flash_{layout}_{'causal_' if causal else ''}"
@@ -211,6 +216,21 @@ def configs():
          ["--no-wgmma"]),
         (200, 136, 72, True, False, "float16", "float16", {}, ["--no-tma"]),
     ]
+    # Stages through registers (AMD's pipeline) on the same GPU, on
+    # mma.sync and on wgmma: tails, one iteration, two warpgroups.
+    regs = ["--no-cp-async"]
+    gemm_cases += [
+        (1000, 1000, 1000, False, False, "float16", "float16", {},
+         regs + ["--no-wgmma"]),
+        (200, 136, 72, True, False, "float16", "float16", {},
+         regs + ["--no-wgmma"]),
+        (999, 1001, 520, False, True, "bfloat16", "float32", {}, regs),
+        (384, 512, 32, False, False, "float16", "float16",
+         {"num_stages": 2}, regs + ["--no-wgmma"]),
+        (384, 512, 1000, False, False, "float16", "float16",
+         {"num_stages": 4, "threads": 256, "block_M": 128, "block_N": 256},
+         regs),
+    ]
     # Epilogues through a shared tile, stored by TMA: tails in both
     # dimensions, f32 and bf16 results, transposed operands, a producer
     # warpgroup; and the threads' copy of the tile for comparison.
@@ -269,7 +289,8 @@ def selected(args, name, flags):
     if args.filter and not any(f in name for f in args.filter.split(",")):
         return False
     return not is_amd(args.arch) or not (
-        "--arch" in flags or any(f in GPU_FLAGS for f in flags))
+        "--arch" in flags or
+        any(f in GPU_FLAGS and f not in AMD_FLAGS for f in flags))
 
 
 def harness_command(args, header, kind, name, macros):
@@ -415,7 +436,10 @@ def verify(args):
 
 
 # GPU-only flags: the host target compiles the same kernel without them.
-GPU_FLAGS = {"--no-tma", "--no-wgmma", "--no-warp-specialize"}
+GPU_FLAGS = {"--no-tma", "--no-wgmma", "--no-warp-specialize",
+             "--no-cp-async"}
+# What AMD targets do anyway: the programs with them run there too.
+AMD_FLAGS = {"--no-cp-async"}
 
 
 def host_work(kind, macros):

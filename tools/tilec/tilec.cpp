@@ -55,6 +55,7 @@ struct Options {
   bool fastMath = false;
   bool noFma = false;
   bool noTma = false;
+  bool noAsyncCopies = false;
   bool noWgmma = false;
   bool noWarpSpecialize = false;
   bool noVerify = false;
@@ -538,6 +539,7 @@ static int compile(const Options &options, const char *argv0) {
     compile.fastMath = options.fastMath;
     compile.contractFloat = !options.noFma;
     compile.allowTma = !options.noTma;
+    compile.allowAsyncCopies = !options.noAsyncCopies;
     compile.allowWgmma = !options.noWgmma;
     compile.allowWarpSpecialize = !options.noWarpSpecialize;
     compile.verify = !options.noVerify;
@@ -728,6 +730,9 @@ int main(int argc, char **argv) {
                "than the bulk tensor copy engine (TMA) and mbarriers, and "
                "copy shared tiles to global memory with the threads rather "
                "than TMA stores");
+  app.add_flag("--no-cp-async", options.noAsyncCopies,
+               "On NVIDIA, pipeline T.Pipelined loops through registers, as "
+               "on AMD, rather than with cp.async or TMA copies");
   app.add_flag("--no-wgmma", options.noWgmma,
                "On sm_90a, run T.gemm on mma.sync rather than warpgroup "
                "MMA (wgmma)");

@@ -35,6 +35,9 @@ struct CompileOptions {
   bool allowWgmma = true;
   /// With both on sm_90a: a producer warpgroup issues the bulk copies.
   bool allowWarpSpecialize = true;
+  /// Pipelines with asynchronous copies (cp.async, TMA) where the target
+  /// has them; turned off, through registers, as on AMD.
+  bool allowAsyncCopies = true;
 
   /// The Z3 verifiers (tile-verify-layouts, tile-verify-bounds,
   /// tile-verify-races), the bounds verifier's remark for every tensor
@@ -45,6 +48,7 @@ struct CompileOptions {
   bool alignmentRemarks = false;
 
   bool useTma() const { return allowTma && target->hasTma; }
+  bool useAsyncCopies() const { return allowAsyncCopies && target->isNVIDIA(); }
   bool useWgmma() const { return allowWgmma && target->hasWgmma; }
   bool useWarpSpecialization() const {
     return allowWarpSpecialize && useTma() && useWgmma();

@@ -955,3 +955,11 @@ func.func @tensor_map_param(%A: memref<64x64xf16>) {
   %m = tile.tensor_map %v box [64, 64] swizzle(128) : memref<64x64xf16> -> !llvm.ptr
   return
 }
+
+// -----
+
+func.func @filled_ahead_not_a_stage(%A: memref<64x64xf16>) {
+  // expected-error@+1 {{'tile.filled_ahead' is a unit attribute of a memref.subview (a pipeline stage)}}
+  %v = memref.cast %A {tile.filled_ahead} : memref<64x64xf16> to memref<64x64xf16>
+  return
+}

@@ -7,6 +7,8 @@
 #include "tilec/Dialect/Tile/IR/TileDialect.h"
 #include "tilec/Dialect/Tile/IR/TileOps.h"
 
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
@@ -47,6 +49,12 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
     if (!bytes || bytes.getInt() < 0)
       return op->emitError() << "'tile.shared_memory_bytes' must be a "
                                 "non-negative integer";
+    return success();
+  }
+  if (attr.getName() == "tile.filled_ahead") {
+    if (!isa<UnitAttr>(attr.getValue()) || !isa<memref::SubViewOp>(op))
+      return op->emitError() << "'tile.filled_ahead' is a unit attribute of "
+                                "a memref.subview (a pipeline stage)";
     return success();
   }
   if (attr.getName() != "tile.arg_names")

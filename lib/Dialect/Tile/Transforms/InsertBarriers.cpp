@@ -8,6 +8,7 @@
 
 #include "tilec/Dialect/Tile/IR/TileOps.h"
 #include "tilec/Dialect/Tile/Transforms/Passes.h"
+#include "tilec/Dialect/Tile/Transforms/Utils.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -65,9 +66,24 @@ Value rootBuffer(Value view) {
   return view;
 }
 
+/// Whether `view` is (a view of) a pipeline stage filled ahead.
+bool isFilledAhead(Value view) {
+  while (Operation *def = view.getDefiningOp()) {
+    if (def->hasAttr(kFilledAheadAttr))
+      return true;
+    if (auto subview = dyn_cast<memref::SubViewOp>(def))
+      view = subview.getSource();
+    else if (auto cast = dyn_cast<memref::MemorySpaceCastOp>(def))
+      view = cast.getSource();
+    else
+      break;
+  }
+  return false;
+}
+
 /// The shared buffers `op` and the ops it holds read and write. Async
-/// copies do not count: the pipelining pass that issues them synchronizes
-/// them itself.
+/// copies and writes into stages filled ahead do not count: the pipelining
+/// pass that issues them synchronizes them itself.
 Accesses accessesOf(Operation *op) {
   Accesses result;
   op->walk([&](Operation *inner) {
@@ -82,7 +98,7 @@ Accesses accessesOf(Operation *op) {
     effects.getEffects(instances);
     for (const MemoryEffects::EffectInstance &effect : instances) {
       Value buffer = effect.getValue();
-      if (!buffer)
+      if (!buffer || isFilledAhead(buffer))
         continue;
       buffer = rootBuffer(buffer);
       if (!isInScope(buffer.getType(), MemoryScope::Shared))

@@ -33,6 +33,20 @@
 // every thread is done with the stage the next copy overwrites, the one
 // the previous iteration read, and the mbarrier alone publishes the data.
 //
+// Without asynchronous copies (AMD), the next iteration's tiles wait in
+// registers while the current one computes, over two stages:
+//
+//   prologue:  copy iteration 0 into stage 0
+//   loop k:    load iteration k + 1 into a fragment per buffer
+//              the rest of the body, reading stage k % 2
+//              store the fragments into stage (k + 1) % 2
+//              barrier
+//
+// The store overwrites the stage iteration k - 1 read, which every thread
+// finished before the previous barrier; this barrier publishes it to
+// iteration k + 1. tile-insert-barriers leaves the stores to the pipeline
+// (their stage views carry kFilledAheadAttr), as it does async copies.
+//
 //===----------------------------------------------------------------------===//
 
 #include "tilec/Analysis/FragmentLayouts.h"
@@ -146,17 +160,52 @@ Value stageView(OpBuilder &b, Location loc, Value buffers, Value stage) {
                                    offsets, sizes, strides);
 }
 
+/// A whole-buffer copy of `source` into `dest`.
+CopyOp createWholeCopy(OpBuilder &b, Location loc, Value source, Value dest) {
+  auto zeros = [&](Value buffer) {
+    return b.getDenseI64ArrayAttr(
+        SmallVector<int64_t>(cast<MemRefType>(buffer.getType()).getRank(), 0));
+  };
+  auto shape = [&](Value buffer) {
+    return b.getDenseI64ArrayAttr(
+        cast<MemRefType>(buffer.getType()).getShape());
+  };
+  return CopyOp::create(b, loc, source, ValueRange{}, zeros(source),
+                        shape(source), dest, ValueRange{}, zeros(dest),
+                        shape(dest), /*async=*/UnitAttr(), /*bulk=*/UnitAttr(),
+                        /*barrier=*/Value(), /*barrier_index=*/Value());
+}
+
+/// Whether `producer`'s copy fills its whole buffer.
+bool fillsWholeBuffer(Producer producer) {
+  CopyOp copy = producer.copy;
+  return copy.getDestExtents() == producer.buffer.getType().getShape() &&
+         llvm::all_of(copy.getMixedDestOffsets(), [](OpFoldResult o) {
+           return getConstantIntValue(o) == 0;
+         });
+}
+
 class LoopPipeliner {
 public:
   LoopPipeliner(PipelinedOp loop, int64_t stages, bool tma, bool proxyFence,
-                bool warpSpecialize)
+                bool warpSpecialize, int64_t sharedMemoryLimit = 0)
       : loop(loop), stages(stages), body(loop.getBody().front()), tma(tma),
-        proxyFence(proxyFence), warpSpecialize(warpSpecialize) {}
+        proxyFence(proxyFence), warpSpecialize(warpSpecialize),
+        sharedMemoryLimit(sharedMemoryLimit) {}
 
   /// Pipelines the loop if it has copies to issue ahead.
   void run();
+  /// Pipelines the loop through registers if it has whole-buffer copies to
+  /// issue ahead (targets without asynchronous copies).
+  void runThroughRegisters();
 
 private:
+  /// Finds the copies the loop can issue ahead, keeping those `accept`
+  /// takes; false if there are none.
+  bool findProducers(function_ref<bool(Producer)> accept);
+  /// Gives each producer's buffer `stages` copies (annotated layouts carry
+  /// over); the TMA ones in the layout TMA writes.
+  void multiBufferProducers();
   /// The statements before the loop that the consumers alone may run: those
   /// with effects or regions and what depends on them (allocations and
   /// annotations excepted). Fails when the loop cannot be split over a
@@ -189,6 +238,8 @@ private:
   bool tma;
   bool proxyFence;
   bool warpSpecialize;
+  /// The shared memory a block may have, in bytes; 0 for no limit.
+  int64_t sharedMemoryLimit;
   SmallVector<Producer> producers;
   DenseMap<Operation *, Value> multiBuffers;
   /// With TMA: one mbarrier per stage, and the first thread of the block.
@@ -253,19 +304,21 @@ void LoopPipeliner::issue(OpBuilder &b, Location loc, Value k, Value stage) {
     NVVM::CpAsyncCommitGroupOp::create(b, loc);
 }
 
-void LoopPipeliner::run() {
+bool LoopPipeliner::findProducers(function_ref<bool(Producer)> accept) {
   for (Operation &op : body.without_terminator())
     if (auto copy = dyn_cast<CopyOp>(op))
       if (std::optional<Producer> producer = asProducer(loop, copy))
-        producers.push_back(*producer);
-  if (producers.empty())
-    return;
+        if (accept(*producer))
+          producers.push_back(*producer);
+  return !producers.empty();
+}
+
+void LoopPipeliner::multiBufferProducers() {
   // The bulk copy engine takes all of the loop's copies or none.
   SmallVector<std::optional<PanelledTile>> tiles(producers.size());
   for (auto [producer, tile] : llvm::zip(producers, tiles))
     tma = tma && qualifiesForTma(producer, tile);
 
-  Location loc = loop.getLoc();
   // num_stages copies of each buffer, allocated where it was; those the
   // bulk copy engine fills in the layout it writes.
   for (auto [producer, tile] : llvm::zip(producers, tiles)) {
@@ -298,7 +351,13 @@ void LoopPipeliner::run() {
       annotate.erase();
     }
   }
+}
 
+void LoopPipeliner::run() {
+  if (!findProducers([](Producer) { return true; }))
+    return;
+  multiBufferProducers();
+  Location loc = loop.getLoc();
   if (tma && warpSpecialize) {
     FailureOr<SmallVector<Operation *>> consumerOnly = planWarpSpecialization();
     if (succeeded(consumerOnly)) {
@@ -392,6 +451,128 @@ void LoopPipeliner::run() {
     b.setInsertionPointAfter(loop);
     NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
   }
+}
+
+void LoopPipeliner::runThroughRegisters() {
+  stages = 2;
+  if (!findProducers(fillsWholeBuffer))
+    return;
+  // A second stage of every tile must fit beside the kernel's other
+  // buffers; a loop that would not fit keeps one stage and runs as written.
+  if (sharedMemoryLimit > 0) {
+    auto bytes = [](AllocSharedOp alloc) {
+      MemRefType type = alloc.getType();
+      if (!type.hasStaticShape())
+        return int64_t(0);
+      return type.getNumElements() * type.getElementTypeBitWidth() / 8;
+    };
+    int64_t total = 0, extra = 0;
+    Operation *scope = loop->getParentOfType<KernelOp>();
+    if (!scope)
+      scope = loop->getParentOfType<func::FuncOp>();
+    scope->walk([&](AllocSharedOp alloc) { total += bytes(alloc); });
+    for (Producer &producer : producers)
+      extra += bytes(producer.buffer);
+    if (total + extra > sharedMemoryLimit) {
+      loop.emitWarning()
+          << "T.Pipelined runs unpipelined: a second stage of its tiles "
+             "would take the shared memory to "
+          << total + extra << " bytes, more than the target's "
+          << sharedMemoryLimit;
+      return;
+    }
+  }
+  multiBufferProducers();
+  Location loc = loop.getLoc();
+  OpBuilder b(loop);
+  auto index = [&](OpBuilder &ob, int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(ob, loc, v);
+  };
+  // Clones the producers' operands for iteration `k` and returns, for
+  // each, its copy from global memory, its destination mapped to `dest`.
+  auto cloneCopies = [&](OpBuilder &ob, Value k,
+                         function_ref<Value(Producer &)> dest) {
+    for (Producer &producer : producers) {
+      IRMapping mapping;
+      mapping.map(loop.getInductionVar(), k);
+      mapping.map(producer.buffer.getResult(), dest(producer));
+      for (Operation *op : producer.slice)
+        ob.clone(*op, mapping);
+      ob.clone(*producer.copy, mapping);
+    }
+  };
+  auto ifInRange = [&](OpBuilder &ob, Value k) {
+    Value inRange = arith::CmpIOp::create(ob, loc, arith::CmpIPredicate::slt, k,
+                                          loop.getUpperBound());
+    return scf::IfOp::create(ob, loc, inRange, /*withElseRegion=*/false);
+  };
+
+  // A fragment per buffer holds the next iteration's tile.
+  DenseMap<Operation *, Value> staging;
+  for (Producer &producer : producers) {
+    OpBuilder ab(multiBuffers.lookup(producer.buffer).getDefiningOp());
+    MemRefType type = producer.buffer.getType();
+    auto fragmentType = MemRefType::get(
+        type.getShape(), type.getElementType(), MemRefLayoutAttrInterface(),
+        MemoryScopeAttr::get(b.getContext(), MemoryScope::Fragment));
+    // Named after its buffer, for --emit=layouts and diagnostics.
+    Location fragmentLoc = producer.buffer.getLoc();
+    if (auto name = dyn_cast<NameLoc>(fragmentLoc))
+      fragmentLoc =
+          NameLoc::get(b.getStringAttr(name.getName().getValue() + "_next"),
+                       name.getChildLoc());
+    staging[producer.buffer] = AllocFragmentOp::create(
+        ab, fragmentLoc, fragmentType, FragmentLayoutAttr());
+  }
+
+  // Prologue: the first iteration's tiles, into stage 0.
+  {
+    auto first = ifInRange(b, loop.getLowerBound());
+    OpBuilder fb(first.getThenRegion().front().getTerminator());
+    cloneCopies(fb, loop.getLowerBound(), [&](Producer &producer) {
+      return stageView(fb, loc, multiBuffers.lookup(producer.buffer),
+                       index(fb, 0));
+    });
+  }
+
+  // The loop: load ahead into the fragments, compute, store them into the
+  // other stage, synchronize.
+  b.setInsertionPointToStart(&body);
+  Value iteration = arith::SubIOp::create(b, loc, loop.getInductionVar(),
+                                          loop.getLowerBound());
+  Value next =
+      arith::AddIOp::create(b, loc, loop.getInductionVar(), index(b, 1));
+  {
+    auto load = ifInRange(b, next);
+    OpBuilder lb(load.getThenRegion().front().getTerminator());
+    cloneCopies(lb, next, [&](Producer &producer) {
+      return staging.lookup(producer.buffer);
+    });
+  }
+  Value current = arith::RemUIOp::create(b, loc, iteration, index(b, 2));
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(body.getTerminator());
+    Value other = arith::SubIOp::create(b, loc, index(b, 1), current);
+    auto store = ifInRange(b, next);
+    OpBuilder sb(store.getThenRegion().front().getTerminator());
+    for (Producer &producer : producers) {
+      Value stage =
+          stageView(sb, loc, multiBuffers.lookup(producer.buffer), other);
+      stage.getDefiningOp()->setAttr(kFilledAheadAttr, sb.getUnitAttr());
+      createWholeCopy(sb, loc, staging.lookup(producer.buffer), stage);
+    }
+    // wgmma reads the stores through the async proxy.
+    if (proxyFence)
+      NVVM::FenceProxyOp::create(
+          b, loc,
+          NVVM::ProxyKindAttr::get(b.getContext(),
+                                   NVVM::ProxyKind::async_shared),
+          NVVM::SharedSpaceAttr::get(b.getContext(),
+                                     NVVM::SharedSpace::shared_cta));
+    gpu::BarrierOp::create(b, loc);
+  }
+  useStages(b, loc, current);
 }
 
 void LoopPipeliner::useStages(OpBuilder &b, Location loc, Value current) {
@@ -567,16 +748,21 @@ struct PipelinePass : public tilec::tile::impl::TilePipelineBase<PipelinePass> {
   using TilePipelineBase::TilePipelineBase;
 
   void runOnOperation() override {
-    if (!asyncCopies)
+    if (!asyncCopies && !registerStages)
       return;
     SmallVector<PipelinedOp> loops;
     getOperation().walk([&](PipelinedOp loop) {
       if (loop.getNumStages() >= 2)
         loops.push_back(loop);
     });
-    for (PipelinedOp loop : loops)
-      LoopPipeliner(loop, loop.getNumStages(), tma, proxyFence, warpSpecialize)
-          .run();
+    for (PipelinedOp loop : loops) {
+      LoopPipeliner pipeliner(loop, loop.getNumStages(), tma && asyncCopies,
+                              proxyFence, warpSpecialize, sharedMemoryLimit);
+      if (asyncCopies)
+        pipeliner.run();
+      else
+        pipeliner.runThroughRegisters();
+    }
   }
 };
 

@@ -23,8 +23,19 @@ def TilePipeline : Pass<"tile-pipeline", "mlir::func::FuncOp"> {
     block, then issues the copies of iteration `k + num_stages - 1` as one
     group, then runs the rest of the body on its own stage. Copies whose
     operands are not computed by side-effect-free ops, or whose buffers
-    are written elsewhere or read after the loop, stay in place. Without
-    `async-copies`, loops run as written.
+    are written elsewhere or read after the loop, stay in place.
+
+    With `register-stages` instead (targets without asynchronous copies,
+    AMD), the copies that fill whole shared buffers go through registers:
+    their buffers get two stages, the first iteration's tiles are copied
+    into stage 0 before the loop, and every iteration `k` first loads the
+    tiles of iteration `k + 1` into a fragment of each buffer's shape
+    (global loads in flight during the compute), runs the body on stage
+    `k % 2`, then stores the fragments into the other stage and
+    synchronizes the block once. Any number of stages from two gives this
+    pipeline. A loop whose second stages would take the kernel's shared
+    buffers past `shared-memory-limit` runs as written, with a warning.
+    Without either option, loops run as written.
 
     With `tma`, a loop whose copies all fill whole 2-D tiles from tensors
     whose strides are static multiples of 16 bytes is pipelined with the
@@ -51,6 +62,12 @@ def TilePipeline : Pass<"tile-pipeline", "mlir::func::FuncOp"> {
   let options = [
     Option<"asyncCopies", "async-copies", "bool", "false",
            "The target has cp.async (NVIDIA sm_80 and later)">,
+    Option<"registerStages", "register-stages", "bool", "false",
+           "Without cp.async, stage the next iteration's tiles in "
+           "registers, over two shared stages (AMD)">,
+    Option<"sharedMemoryLimit", "shared-memory-limit", "int64_t", "0",
+           "The shared memory of a block, in bytes (0: no limit); a loop "
+           "whose register stages would exceed it runs as written">,
     Option<"tma", "tma", "bool", "false",
            "Pipeline with the bulk tensor copy engine and mbarriers where "
            "the copies allow (NVIDIA sm_90)">,

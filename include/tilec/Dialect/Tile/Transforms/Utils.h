@@ -63,6 +63,11 @@ int64_t multiplyKnownDivisors(int64_t a, int64_t b);
 /// of; null when it is neither.
 AllocSharedOp getSharedAlloc(mlir::Value view);
 
+/// Marks the pipeline stage (a memref.subview) that tile-pipeline fills
+/// for a later iteration and synchronizes itself; tile-insert-barriers
+/// leaves its writes alone.
+inline constexpr llvm::StringLiteral kFilledAheadAttr = "tile.filled_ahead";
+
 /// Whether the bulk tensor copy engine (TMA) can copy between the region of
 /// `extents` of the global `tensor` and the whole 2-D shared tile `buffer`
 /// (an allocation): the same element type of 1, 2 or 4 bytes, a tensor of
