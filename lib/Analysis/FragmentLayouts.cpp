@@ -519,8 +519,10 @@ static FragmentLayoutAttr buildMfmaLayout(MLIRContext *context, int64_t m,
 }
 
 std::pair<int64_t, int64_t> tilec::getMfmaOperandElement(int64_t lane,
-                                                         int64_t v) {
-  return {lane % 16, 4 * (lane / 16) + v};
+                                                         int64_t v,
+                                                         int64_t kPack,
+                                                         int64_t step) {
+  return {lane % 16, 4 * kPack * (lane / 16) + 4 * step + v};
 }
 
 FragmentLayoutAttr tilec::makeMfmaAccumulatorLayout(MLIRContext *context,

@@ -1,28 +1,35 @@
 // RUN: tilec-opt %s --split-input-file --tile-infer-layouts=mfma=1 --tile-distribute --canonicalize --cse | FileCheck %s
 
-// One wave of 64 lanes, a 16x16 accumulator, K = 32 in two steps. Lane l
-// reads row l % 16 of A and column l % 16 of B at the four K from
-// 4 * (l / 16), A's four in one read (K is its fastest dimension), B's
-// one by one; the MFMA takes B's fragment first (the swapped issue, C^T
-// = B^T A^T), chained through the steps. Each lane then holds four
-// consecutive columns of one row, stored as one vector.
+// One wave of 64 lanes, a 16x16 accumulator, K = 32: both operands in
+// shared memory, so the two MFMAs of the step take their K in the packed
+// order. Lane l reads row l % 16 of A and column l % 16 of B at the eight
+// K from 8 * (l / 16), A's eight in one read (K is its fastest dimension)
+// split in two, B's one by one; the MFMA takes B's fragment first (the
+// swapped issue, C^T = B^T A^T), chained through the steps. Each lane
+// then holds four consecutive columns of one row, stored as one vector.
+// The tiles get the swizzles the LDS bank model picks.
+// CHECK: #[[ASWZ:.*]] = #tile.shared_layout<[16, 32], (d0, d1) -> (d1 + d0 * 32), swizzle = <bits = 2, base = 3, shift = 3>>
 // CHECK-LABEL: func.func @one_wave
 // CHECK: %[[TID:.*]] = gpu.thread_id x upper_bound 64
+// CHECK: tile.alloc_shared {layout = #[[ASWZ]]}
 // CHECK: %[[ACC:.*]] = memref.alloca() : memref<4xf32>
 // CHECK: %[[LANE:.*]] = arith.remui %[[TID]], %c64
 // CHECK: %[[ROW:.*]] = arith.remui %[[LANE]], %c16
 // CHECK: %[[GROUP:.*]] = arith.divui %[[LANE]], %c16
-// CHECK: %[[K:.*]] = arith.muli %[[GROUP]], %c4
+// CHECK: %[[K:.*]] = arith.muli %[[GROUP]], %c8
 // CHECK: %[[AROW:.*]] = arith.addi %{{.*}}, %[[ROW]]
-// CHECK: %[[A0:.*]] = vector.load %[[A:.*]][%[[AROW]], %[[K]]] : memref<16x32xf16, #tile.shared>, vector<4xf16>
+// CHECK: %[[A:.*]] = vector.load %{{.*}}[%[[AROW]], %[[K]]] : memref<16x32xf16, #tile.shared>, vector<8xf16>
+// CHECK: %[[A0:.*]] = vector.shuffle %[[A]], %[[A]] [0, 1, 2, 3] : vector<8xf16>, vector<8xf16>
+// CHECK: %[[A1:.*]] = vector.shuffle %[[A]], %[[A]] [4, 5, 6, 7] : vector<8xf16>, vector<8xf16>
 // CHECK: memref.load %[[B:.*]][%[[K]], %[[ROW]]] : memref<32x16xf16, #tile.shared>
 // CHECK: %[[B0:.*]] = vector.from_elements {{.*}} : vector<4xf16>
-// CHECK: %[[C0:.*]] = amdgpu.mfma 16x16x16 %[[B0]] * %[[A0]] + %cst blgp = none : vector<4xf16>, vector<4xf16>, vector<4xf32>
-// CHECK: %[[A1:.*]] = vector.load %[[A]]
+// CHECK: %[[K4:.*]] = arith.addi %[[K]], %c4
+// CHECK: memref.load %[[B]][%[[K4]], %[[ROW]]]
 // CHECK: %[[B1:.*]] = vector.from_elements {{.*}} : vector<4xf16>
+// CHECK: %[[C0:.*]] = amdgpu.mfma 16x16x16 %[[B0]] * %[[A0]] + %cst blgp = none : vector<4xf16>, vector<4xf16>, vector<4xf32>
 // CHECK: %[[C1:.*]] = amdgpu.mfma 16x16x16 %[[B1]] * %[[A1]] + %[[C0]]
 // CHECK-COUNT-4: memref.store %{{.*}}, %[[ACC]]
-// CHECK: vector.store %{{.*}}, %{{.*}}[%{{.*}}, %[[K]]] {alignment = 16 : i64} : memref<16x16xf32>, vector<4xf32>
+// CHECK: vector.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<16x16xf32>, vector<4xf32>
 // CHECK-NOT: tile.gemm
 func.func @one_wave(%out: memref<16x16xf32>) {
   %c1 = arith.constant 1 : index
@@ -31,6 +38,34 @@ func.func @one_wave(%out: memref<16x16xf32>) {
     %b = tile.alloc_shared : memref<32x16xf16, #tile.shared>
     %c = tile.alloc_fragment : memref<16x16xf32, #tile.fragment>
     tile.gemm %a, %b, %c clear_accum : memref<16x32xf16, #tile.shared>, memref<32x16xf16, #tile.shared>, memref<16x16xf32, #tile.fragment>
+    tile.parallel (%i, %j) in (16, 16) {
+      %x = memref.load %c[%i, %j] : memref<16x16xf32, #tile.fragment>
+      memref.store %x, %out[%i, %j] : memref<16x16xf32>
+    }
+  }
+  return
+}
+
+// -----
+
+// K = 16: one MFMA per step, unpacked. Lane l reads A's four K from
+// 4 * (l / 16) as one 8-byte vector, B's one by one.
+// CHECK-LABEL: func.func @one_step
+// CHECK: %[[GROUP:.*]] = arith.divui %{{.*}}, %c16
+// CHECK: %[[K:.*]] = arith.muli %[[GROUP]], %c4
+// CHECK: %[[A:.*]] = vector.load %{{.*}}[%{{.*}}, %[[K]]] : memref<16x16xf16, #tile.shared>, vector<4xf16>
+// CHECK-NOT: vector.shuffle
+// CHECK-COUNT-4: memref.load %{{.*}} : memref<16x16xf16, #tile.shared>
+// CHECK: %[[B:.*]] = vector.from_elements {{.*}} : vector<4xf16>
+// CHECK: amdgpu.mfma 16x16x16 %[[B]] * %[[A]] + %cst
+// CHECK-NOT: amdgpu.mfma
+func.func @one_step(%out: memref<16x16xf32>) {
+  %c1 = arith.constant 1 : index
+  tile.kernel blocks(%bx) in (%c1) threads(64) {
+    %a = tile.alloc_shared : memref<16x16xf16, #tile.shared>
+    %b = tile.alloc_shared : memref<16x16xf16, #tile.shared>
+    %c = tile.alloc_fragment : memref<16x16xf32, #tile.fragment>
+    tile.gemm %a, %b, %c clear_accum : memref<16x16xf16, #tile.shared>, memref<16x16xf16, #tile.shared>, memref<16x16xf32, #tile.fragment>
     tile.parallel (%i, %j) in (16, 16) {
       %x = memref.load %c[%i, %j] : memref<16x16xf32, #tile.fragment>
       memref.store %x, %out[%i, %j] : memref<16x16xf32>

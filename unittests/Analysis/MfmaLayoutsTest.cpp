@@ -5,8 +5,9 @@
 // and checks that the registers tilec's layouts place in each lane make it
 // compute C += A B: the operands of the swapped issue (B's fragment as the
 // instruction's A, A's as its B), the accumulator layout for C, the A
-// operand layout for A taken from registers, and the layout of a row
-// reduction of the accumulator.
+// operand layout for A taken from registers, the packed K order of
+// operands read from memory, and the layout of a row reduction of the
+// accumulator.
 //
 //===----------------------------------------------------------------------===//
 
@@ -132,6 +133,37 @@ TEST_F(MfmaLayoutTest, WavesSplitRowsAndColumns) {
   checkGemm(context, 64, 32, 32, {2, 2});
   checkGemm(context, 128, 64, 16, {4, 1});
   checkGemm(context, 32, 128, 48, {1, 4});
+}
+
+TEST_F(MfmaLayoutTest, PackedOperandsComputeTheProduct) {
+  // Both operands from memory with K packed: per step of 32, MFMA s takes
+  // K 8 * (l / 16) + 4 * s + v of A and of B. One 16x16 tile, K = 96.
+  const int64_t k = 96;
+  FragmentLayoutAttr cLayout =
+      makeMfmaAccumulatorLayout(&context, 16, 16, {1, 1});
+  Registers acc{};
+  for (int64_t k0 = 0; k0 < k; k0 += 32)
+    for (int64_t step = 0; step < 2; ++step) {
+      Registers aRegs, bRegs;
+      for (int l = 0; l < 64; ++l)
+        for (int v = 0; v < 4; ++v) {
+          auto [row, kk] = getMfmaOperandElement(l, v, /*kPack=*/2, step);
+          aRegs[l][v] = valueOf(row, k0 + kk, 1);
+          auto [col, kb] = getMfmaOperandElement(l, v, /*kPack=*/2, step);
+          bRegs[l][v] = valueOf(k0 + kb, col, 2);
+        }
+      acc = simulateMfma16x16x16(bRegs, aRegs, acc);
+    }
+  for (int l = 0; l < 64; ++l)
+    for (int r = 0; r < 4; ++r) {
+      auto element = cLayout.applyInverse(l, r);
+      ASSERT_TRUE(element.has_value());
+      int64_t i = (*element)[0], j = (*element)[1];
+      double want = 0;
+      for (int64_t kk = 0; kk < k; ++kk)
+        want += valueOf(i, kk, 1) * valueOf(kk, j, 2);
+      EXPECT_EQ(acc[l][r], want) << "C[" << i << "][" << j << "]";
+    }
 }
 
 TEST_F(MfmaLayoutTest, AccumulatorIsABijectionOverTheBlock) {

@@ -173,11 +173,18 @@ tile::FragmentLayoutAttr makeMfmaOperandALayout(mlir::MLIRContext *context,
                                                 int64_t m, int64_t k,
                                                 WarpPartition partition);
 
-/// The element of a 16x16 operand tile that lane `lane` of a wave passes
+/// The element of a 16-row operand tile that lane `lane` of a wave passes
 /// as element `v` (0..3) of its vector to the swapped 16x16x16 MFMA: row
 /// `lane % 16` of A (or column of B), at K index `4 * (lane / 16) + v`.
-/// Returned as (row or column, K).
-std::pair<int64_t, int64_t> getMfmaOperandElement(int64_t lane, int64_t v);
+/// With `kPack` 2, the two MFMAs of a step of 32 along K take their K
+/// indices in another order, the same for A and B, so that each lane's
+/// eight are consecutive: MFMA `step` (0 or 1) of the pair reads K index
+/// `8 * (lane / 16) + 4 * step + v` of the 32. Each K index of the step is
+/// read once, at the same instruction and lane in A and B, so the sum is
+/// the product's. Returned as (row or column, K).
+std::pair<int64_t, int64_t> getMfmaOperandElement(int64_t lane, int64_t v,
+                                                  int64_t kPack = 1,
+                                                  int64_t step = 0);
 
 /// If `layout` is an MFMA accumulator (or A operand) layout, its partition.
 std::optional<WarpPartition>

@@ -277,20 +277,28 @@ LogicalResult LayoutSolver::seedGemmLayouts() {
                          << message;
       return WalkResult::advance();
     }
-    // The tiles ldmatrix (or the MFMA lanes) will read get a swizzle that
-    // spreads rows over the banks, unless an annotation or an earlier
+    // The tiles ldmatrix will read get a swizzle that spreads rows over
+    // the banks, those the MFMA lanes read the one the LDS bank model
+    // finds best for their reads, unless an annotation or an earlier
     // choice gave them a layout.
-    for (Value operand : {gemm.getA(), gemm.getB()})
-      if (auto alloc = getSharedAlloc(operand))
-        if (!alloc.getLayoutAttr() && !isAnnotated(alloc)) {
-          MemRefType type = alloc.getType();
-          if (SwizzleAttr swizzle = chooseSharedSwizzle(
-                  kernel.getContext(), type.getShape().back(),
-                  type.getElementTypeBitWidth() / 8))
-            alloc.setLayoutAttr(SharedLayoutAttr::get(
-                kernel.getContext(), type.getShape(),
-                getRowMajorMap(kernel.getContext(), type.getShape()), swizzle));
-        }
+    for (bool isA : {true, false}) {
+      auto alloc = getSharedAlloc(isA ? gemm.getA() : gemm.getB());
+      if (!alloc || alloc.getLayoutAttr() || isAnnotated(alloc))
+        continue;
+      MemRefType type = alloc.getType();
+      SwizzleAttr swizzle;
+      if (!onMfma)
+        swizzle =
+            chooseSharedSwizzle(kernel.getContext(), type.getShape().back(),
+                                type.getElementTypeBitWidth() / 8);
+      else if (std::optional<MfmaOperandTile> tile =
+                   getMfmaOperandTile(gemm, isA))
+        swizzle = chooseMfmaSharedSwizzle(kernel.getContext(), *tile);
+      if (swizzle)
+        alloc.setLayoutAttr(SharedLayoutAttr::get(
+            kernel.getContext(), type.getShape(),
+            getRowMajorMap(kernel.getContext(), type.getShape()), swizzle));
+    }
     bool changed = false;
     MLIRContext *context = kernel.getContext();
     if (AllocFragmentOp c = getFragment(gemm.getC()))

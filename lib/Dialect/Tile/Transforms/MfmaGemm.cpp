@@ -1,5 +1,4 @@
-//===- MfmaGemm.cpp - T.gemm on AMD matrix cores (MFMA)
-//--------------------===//
+//===- MfmaGemm.cpp - T.gemm on AMD matrix cores (MFMA) -------------------===//
 //
 // Part of tilec. Each wave of 64 lanes computes its part of the accumulator
 // as a grid of 16x16 tiles with v_mfma_f32_16x16x16 (f16 or bf16), issued
@@ -7,11 +6,14 @@
 // that each lane ends up with four consecutive columns of one row of C
 // (FragmentLayouts.h says which), the layout the next gemm takes A in and
 // one that stores as 8- or 16-byte vectors. For every step of 16 along K,
-// lane l reads row l % 16 of A (column of B) at the four K from
-// 4 * (l / 16): one 8-byte read where K is the operand's fastest
-// dimension (A untransposed, B transposed), four 2-byte reads otherwise.
-// The swizzles tilec picks permute chunks of 16 bytes, so the 8-byte reads
-// stay whole.
+// lane l reads row l % 16 of A (column of B) at four K from 4 * (l / 16);
+// with both operands in shared memory, the two steps of every 32 take
+// their K in an order that gives each lane eight consecutive ones
+// (getMfmaOperandElement's kPack), one 16-byte read where K is the
+// operand's fastest dimension (A untransposed, B transposed) and the
+// swizzle keeps 16 bytes together, one read per element otherwise. The
+// swizzle of each operand tile is the one the LDS bank model
+// (chooseMfmaSharedSwizzle) finds conflict-free for these reads.
 //
 //===----------------------------------------------------------------------===//
 
@@ -44,24 +46,58 @@ bool tilec::tile::isMfmaGemm(GemmOp gemm) {
   return k % 16 == 0;
 }
 
+int64_t tilec::tile::getMfmaKPack(GemmOp gemm) {
+  if (!isInScope(gemm.getA().getType(), MemoryScope::Shared))
+    return 1;
+  auto k = cast<MemRefType>(gemm.getA().getType())
+               .getDimSize(gemm.getTransposeA() ? 0 : 1);
+  return k % 32 == 0 ? 2 : 1;
+}
+
+std::optional<MfmaOperandTile> tilec::tile::getMfmaOperandTile(GemmOp gemm,
+                                                               bool isA) {
+  AllocSharedOp alloc = getSharedAlloc(isA ? gemm.getA() : gemm.getB());
+  if (!alloc || alloc.getType().getRank() < 2)
+    return std::nullopt;
+  MemRefType type = alloc.getType();
+  MfmaOperandTile tile;
+  tile.rows = type.getDimSize(type.getRank() - 2);
+  tile.cols = type.getDimSize(type.getRank() - 1);
+  tile.elementBytes = type.getElementTypeBitWidth() / 8;
+  tile.kFastest = isA ? !gemm.getTransposeA() : gemm.getTransposeB();
+  tile.kPack = getMfmaKPack(gemm);
+  return tile;
+}
+
 namespace {
 
-/// Whether a lane's four operand elements along K can be read from
-/// `operand` as one vector: K is its fastest dimension and no swizzle,
-/// planned or annotated, splits runs of four elements.
-bool isReadAsVector(Value operand, bool kFastest) {
+/// The swizzles of `operand`'s shared buffer, planned and annotated (null
+/// for a layout without one): tile-swizzle-shared applies one of them.
+SmallVector<SwizzleAttr> getSwizzles(Value operand) {
+  SmallVector<SwizzleAttr> swizzles;
   AllocSharedOp alloc = getSharedAlloc(operand);
-  if (!kFastest || !alloc)
-    return false;
-  SmallVector<SharedLayoutAttr> layouts;
+  if (!alloc)
+    return swizzles;
   if (SharedLayoutAttr planned = alloc.getLayoutAttr())
-    layouts.push_back(planned);
+    swizzles.push_back(planned.getSwizzle());
   for (Operation *user : alloc->getUsers())
     if (auto annotate = dyn_cast<AnnotateLayoutOp>(user))
       if (auto layout = dyn_cast<SharedLayoutAttr>(annotate.getLayout()))
-        layouts.push_back(layout);
-  return llvm::all_of(layouts, [](SharedLayoutAttr layout) {
-    return !layout.getSwizzle() || layout.getSwizzle().getBase() >= 2;
+        swizzles.push_back(layout.getSwizzle());
+  return swizzles;
+}
+
+/// Whether a lane's `4 * kPack` operand elements along K can be read from
+/// `operand` as one vector: K is its fastest dimension and no swizzle,
+/// planned or annotated, splits them.
+bool isReadAsVector(Value operand, bool kFastest, int64_t kPack) {
+  if (!kFastest || !getSharedAlloc(operand))
+    return false;
+  MfmaOperandTile tile;
+  tile.kFastest = true;
+  tile.kPack = kPack;
+  return llvm::all_of(getSwizzles(operand), [&](SwizzleAttr swizzle) {
+    return isMfmaReadAsVector(tile, swizzle);
   });
 }
 
@@ -79,13 +115,14 @@ public:
     mt = tileM / 16;
     nt = tileN / 16;
     kt = k / 16;
+    kPack = getMfmaKPack(gemm);
     Value lane = rem(tid, kWaveLanes);
     Value wave = div(tid, kWaveLanes);
     warpRow = mul(div(wave, p.warpN), tileM);
     warpCol = mul(rem(wave, p.warpN), tileN);
     // getMfmaOperandElement, at run time.
     operandRow = rem(lane, 16);
-    operandK = mul(div(lane, 16), 4);
+    operandK = mul(div(lane, 16), 4 * kPack);
   }
 
   void emit(Value cRegs, Value aRegs);
@@ -108,17 +145,35 @@ private:
     return b.createOrFold<arith::RemUIOp>(loc, x, constant(y));
   }
 
-  /// The four elements of a lane's operand fragment: element v is at
-  /// `index(v)` of `buffer`; one vector read where they are contiguous.
-  Value gather(Value buffer, bool contiguous,
-               function_ref<SmallVector<Value>(int64_t)> index) {
+  /// A lane's fragments of `buffer` for the `kPack` MFMAs of a K block:
+  /// element v of MFMA `step`'s is at `index(4 * step + v)`; one vector read
+  /// of all `4 * kPack` where they are contiguous.
+  SmallVector<Value> gather(Value buffer, bool contiguous,
+                            function_ref<SmallVector<Value>(int64_t)> index) {
     auto type = VectorType::get({4}, elementType);
-    if (contiguous)
-      return vector::LoadOp::create(b, loc, type, buffer, index(0));
-    SmallVector<Value> elements;
-    for (int64_t v = 0; v < 4; ++v)
-      elements.push_back(memref::LoadOp::create(b, loc, buffer, index(v)));
-    return vector::FromElementsOp::create(b, loc, type, elements);
+    SmallVector<Value> fragments;
+    if (contiguous) {
+      Value run = vector::LoadOp::create(
+          b, loc, VectorType::get({4 * kPack}, elementType), buffer, index(0));
+      if (kPack == 1)
+        return {run};
+      // A shuffle, which lowers to LLVM as it is, for each half.
+      for (int64_t step = 0; step < kPack; ++step)
+        fragments.push_back(vector::ShuffleOp::create(
+            b, loc, run, run,
+            ArrayRef<int64_t>{4 * step, 4 * step + 1, 4 * step + 2,
+                              4 * step + 3}));
+      return fragments;
+    }
+    for (int64_t step = 0; step < kPack; ++step) {
+      SmallVector<Value> elements;
+      for (int64_t v = 0; v < 4; ++v)
+        elements.push_back(
+            memref::LoadOp::create(b, loc, buffer, index(4 * step + v)));
+      fragments.push_back(
+          vector::FromElementsOp::create(b, loc, type, elements));
+    }
+    return fragments;
   }
   /// Four consecutive slots of `regs` from `base`, as a vector of `type`.
   Value loadSlots(Value regs, int64_t base, Type type) {
@@ -130,39 +185,39 @@ private:
                                           elements);
   }
 
-  Value loadA(Value aRegs, int64_t mi, int64_t ki);
-  Value loadB(int64_t ni, int64_t ki);
+  SmallVector<Value> loadA(Value aRegs, int64_t mi, int64_t kb);
+  SmallVector<Value> loadB(int64_t ni, int64_t kb);
 
   OpBuilder &b;
   GemmOp gemm;
   Location loc;
   arith::IntegerOverflowFlags noWrap =
       arith::IntegerOverflowFlags::nsw | arith::IntegerOverflowFlags::nuw;
-  int64_t mt, nt, kt;
+  int64_t mt, nt, kt, kPack;
   Type elementType;
   Value warpRow, warpCol, operandRow, operandK;
 };
 
-Value MfmaGemmEmitter::loadA(Value aRegs, int64_t mi, int64_t ki) {
+SmallVector<Value> MfmaGemmEmitter::loadA(Value aRegs, int64_t mi, int64_t kb) {
   if (aRegs)
-    return loadSlots(aRegs, (mi * kt + ki) * 4, elementType);
+    return {loadSlots(aRegs, (mi * kt + kb) * 4, elementType)};
   Value row = add(add(warpRow, mi * 16), operandRow);
-  Value k0 = add(operandK, ki * 16);
-  bool contiguous = isReadAsVector(gemm.getA(), !gemm.getTransposeA());
-  return gather(gemm.getA(), contiguous, [&](int64_t v) -> SmallVector<Value> {
-    Value kk = add(k0, v);
+  Value k0 = add(operandK, kb * 16 * kPack);
+  bool contiguous = isReadAsVector(gemm.getA(), !gemm.getTransposeA(), kPack);
+  return gather(gemm.getA(), contiguous, [&](int64_t e) -> SmallVector<Value> {
+    Value kk = add(k0, e);
     if (gemm.getTransposeA())
       return {kk, row};
     return {row, kk};
   });
 }
 
-Value MfmaGemmEmitter::loadB(int64_t ni, int64_t ki) {
+SmallVector<Value> MfmaGemmEmitter::loadB(int64_t ni, int64_t kb) {
   Value col = add(add(warpCol, ni * 16), operandRow);
-  Value k0 = add(operandK, ki * 16);
-  bool contiguous = isReadAsVector(gemm.getB(), gemm.getTransposeB());
-  return gather(gemm.getB(), contiguous, [&](int64_t v) -> SmallVector<Value> {
-    Value kk = add(k0, v);
+  Value k0 = add(operandK, kb * 16 * kPack);
+  bool contiguous = isReadAsVector(gemm.getB(), gemm.getTransposeB(), kPack);
+  return gather(gemm.getB(), contiguous, [&](int64_t e) -> SmallVector<Value> {
+    Value kk = add(k0, e);
     if (gemm.getTransposeB())
       return {col, kk};
     return {kk, col};
@@ -181,20 +236,22 @@ void MfmaGemmEmitter::emit(Value cRegs, Value aRegs) {
     else
       acc.push_back(loadSlots(cRegs, tile * 4, f32));
   }
-  for (int64_t ki = 0; ki < kt; ++ki) {
-    SmallVector<Value> aFragments, bFragments;
+  for (int64_t kb = 0; kb < kt / kPack; ++kb) {
+    SmallVector<SmallVector<Value>> aFragments, bFragments;
     for (int64_t mi = 0; mi < mt; ++mi)
-      aFragments.push_back(loadA(aRegs, mi, ki));
+      aFragments.push_back(loadA(aRegs, mi, kb));
     for (int64_t ni = 0; ni < nt; ++ni)
-      bFragments.push_back(loadB(ni, ki));
-    for (int64_t mi = 0; mi < mt; ++mi)
-      for (int64_t ni = 0; ni < nt; ++ni) {
-        Value &c = acc[mi * nt + ni];
-        // Swapped: B's fragment is the instruction's A operand.
-        c = amdgpu::MFMAOp::create(b, loc, accVector, /*m=*/16, /*n=*/16,
-                                   /*k=*/16, /*blocks=*/1, bFragments[ni],
-                                   aFragments[mi], c);
-      }
+      bFragments.push_back(loadB(ni, kb));
+    for (int64_t step = 0; step < kPack; ++step)
+      for (int64_t mi = 0; mi < mt; ++mi)
+        for (int64_t ni = 0; ni < nt; ++ni) {
+          Value &c = acc[mi * nt + ni];
+          // Swapped: B's fragment is the instruction's A operand.
+          c = amdgpu::MFMAOp::create(b, loc, accVector, /*m=*/16, /*n=*/16,
+                                     /*k=*/16, /*blocks=*/1,
+                                     bFragments[ni][step], aFragments[mi][step],
+                                     c);
+        }
   }
   for (int64_t tile = 0; tile < mt * nt; ++tile)
     for (int64_t r = 0; r < 4; ++r) {

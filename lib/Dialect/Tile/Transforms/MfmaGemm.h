@@ -8,6 +8,7 @@
 #define TILEC_LIB_DIALECT_TILE_TRANSFORMS_MFMAGEMM_H
 
 #include "tilec/Analysis/FragmentLayouts.h"
+#include "tilec/Analysis/LdsBanks.h"
 #include "tilec/Dialect/Tile/IR/TileOps.h"
 
 #include "mlir/IR/Builders.h"
@@ -18,6 +19,16 @@ namespace tilec::tile {
 /// bf16 operands into f32, K a multiple of 16, B in shared memory, and A
 /// in shared memory or, untransposed, in registers.
 bool isMfmaGemm(GemmOp gemm);
+
+/// The K packing of an MFMA gemm (getMfmaOperandElement): 2 when both
+/// operands are in shared memory and K is a multiple of 32, so that each
+/// lane reads eight consecutive K at once; 1 with A in registers, whose
+/// layout is the previous gemm's accumulator's.
+int64_t getMfmaKPack(GemmOp gemm);
+
+/// The operand tile of `operand` (A if `isA`, else B) of an MFMA gemm as
+/// the LDS bank model sees it, if it is a shared buffer.
+std::optional<MfmaOperandTile> getMfmaOperandTile(GemmOp gemm, bool isA);
 
 /// Emits `gemm`, whose accumulator has the MFMA accumulator layout of
 /// `partition`, as the per-thread code of thread `tid`: operand fragments
