@@ -28,7 +28,8 @@ ARCHS = ["gfx90a", "gfx942"]
 VGPR_LIMIT = 512  # VGPRs and AGPRs of one lane, together (CDNA2, CDNA3)
 LDS_LIMIT = 64 * 1024
 
-# (name, example, -D values, kernel, whether its gemms run on MFMA)
+# (name, example, -D values, kernel, whether its gemms run on MFMA: True,
+# False, or the chips where they do)
 CONFIGS = [
     ("elementwise_add", "elementwise_add.tile", ["M=4096", "N=4096"],
      "elementwise_add", False),
@@ -38,6 +39,10 @@ CONFIGS = [
     ("gemm 64x64 tiles", "gemm.tile", ["M=1000", "N=1000", "K=1000",
                                        "block_M=64", "block_N=64"],
      "matmul", True),
+    ("gemm fp8 e4m3fnuz", "gemm.tile", ["M=4096", "N=4096", "K=4096",
+                                        "block_K=64",
+                                        "dtype=float8_e4m3fnuz"],
+     "matmul", ("gfx942",)),
     ("gemm_tn_swizzle", "gemm_tn_swizzle.tile", [], "gemm_tn", True),
     ("rms_norm", "rms_norm.tile", ["M=8192", "N=4096"], "rms_norm", False),
     ("softmax", "softmax.tile", ["M=8192", "N=4096"], "softmax", False),
@@ -119,8 +124,10 @@ def main():
     os.makedirs(work, exist_ok=True)
 
     rows, problems = [], []
-    for name, example, defines, kernel, mfma in CONFIGS:
+    for name, example, defines, kernel, mfma_on in CONFIGS:
         for arch in ARCHS:
+            mfma = (arch in mfma_on if isinstance(mfma_on, tuple)
+                    else mfma_on)
             stem = os.path.join(work, re.sub(r"\W+", "_", name) + "_" + arch)
             cmd = [args.tilec, os.path.join(ROOT, "examples", example),
                    "--arch", arch, "-o", stem + ".hsaco"]

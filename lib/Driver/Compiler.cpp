@@ -56,6 +56,7 @@ static void addLayoutPipeline(PassManager &pm, const CompileOptions &options) {
   layouts.mmaSync = options.target->isNVIDIA();
   layouts.wgmma = options.useWgmma();
   layouts.mfma = options.target->hasMfma;
+  layouts.mfmaFp8 = options.target->hasMfmaFp8;
   fpm.addPass(tile::createTileInferLayouts(layouts));
   if (options.verify)
     fpm.addPass(tile::createTileVerifyLayouts());
@@ -102,7 +103,8 @@ static void addTilePipeline(PassManager &pm, const CompileOptions &options) {
 /// No backend takes 8-bit floats: their arithmetic is done in f32 and
 /// their conversions in integer arithmetic.
 static constexpr llvm::StringLiteral kExpandFp8 =
-    "arith-emulate-unsupported-floats{source-types=f8E4M3FN,f8E5M2 "
+    "arith-emulate-unsupported-floats{source-types=f8E4M3FN,f8E5M2,"
+    "f8E4M3FNUZ,f8E5M2FNUZ "
     "target-type=f32},tilec-expand-fp8";
 
 static LogicalResult addDevicePipeline(PassManager &pm,
@@ -341,7 +343,8 @@ FailureOr<std::string> cTypeOf(Type type) {
     return std::string("double");
   if (type.isF16() || type.isBF16())
     return std::string("uint16_t");
-  if (isa<Float8E4M3FNType, Float8E5M2Type>(type))
+  if (isa<Float8E4M3FNType, Float8E5M2Type, Float8E4M3FNUZType,
+          Float8E5M2FNUZType>(type))
     return std::string("uint8_t");
   if (auto integer = dyn_cast<IntegerType>(type)) {
     switch (integer.getWidth()) {

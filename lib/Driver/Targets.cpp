@@ -25,7 +25,8 @@ static const TargetInfo kTargets[] = {
     {"gfx90a", TargetInfo::Vendor::AMD, 64, 64 * 1024, "AMD Instinct MI200",
      /*hasTma=*/false, /*hasWgmma=*/false, /*hasMfma=*/true},
     {"gfx942", TargetInfo::Vendor::AMD, 64, 64 * 1024, "AMD Instinct MI300",
-     /*hasTma=*/false, /*hasWgmma=*/false, /*hasMfma=*/true},
+     /*hasTma=*/false, /*hasWgmma=*/false, /*hasMfma=*/true,
+     /*hasMfmaFp8=*/true},
     {"gfx1100", TargetInfo::Vendor::AMD, 32, 64 * 1024,
      "AMD Radeon RX 7900 series"},
 };

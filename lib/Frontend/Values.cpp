@@ -21,7 +21,22 @@ unsigned DType::getWidth() const {
 }
 
 namespace {
-enum class Elem { I1, I4, I8, I16, I32, I64, F16, BF16, F32, F64, E4M3, E5M2 };
+enum class Elem {
+  I1,
+  I4,
+  I8,
+  I16,
+  I32,
+  I64,
+  F16,
+  BF16,
+  F32,
+  F64,
+  E4M3,
+  E5M2,
+  E4M3FNUZ,
+  E5M2FNUZ
+};
 struct DTypeName {
   StringRef name;
   StringRef canonical;
@@ -54,6 +69,8 @@ static const DTypeName kDTypes[] = {
     {"e4m3_float8", "float8_e4m3fn", Elem::E4M3, false},
     {"float8_e5m2", "float8_e5m2", Elem::E5M2, false},
     {"e5m2_float8", "float8_e5m2", Elem::E5M2, false},
+    {"float8_e4m3fnuz", "float8_e4m3fnuz", Elem::E4M3FNUZ, false},
+    {"float8_e5m2fnuz", "float8_e5m2fnuz", Elem::E5M2FNUZ, false},
 };
 
 std::optional<DType> tilec::frontend::lookupDType(StringRef name,
@@ -98,6 +115,12 @@ std::optional<DType> tilec::frontend::lookupDType(StringRef name,
       break;
     case Elem::E5M2:
       type = mlir::Float8E5M2Type::get(context);
+      break;
+    case Elem::E4M3FNUZ:
+      type = mlir::Float8E4M3FNUZType::get(context);
+      break;
+    case Elem::E5M2FNUZ:
+      type = mlir::Float8E5M2FNUZType::get(context);
       break;
     }
     return DType{entry.canonical.str(), type, entry.isUnsigned};

@@ -26,6 +26,9 @@ struct Fp8Format {
   bool ieeeSpecials;
   /// The largest finite magnitude's bits.
   unsigned maxFinite;
+  /// FNUZ (gfx942's matrix cores): no infinities and no negative zero; its
+  /// bits, 0x80, are the one NaN.
+  bool fnuz = false;
 };
 
 std::optional<Fp8Format> getFp8Format(Type type) {
@@ -33,6 +36,10 @@ std::optional<Fp8Format> getFp8Format(Type type) {
     return Fp8Format{3, 7, false, 0x7E};
   if (isa<Float8E5M2Type>(type))
     return Fp8Format{2, 15, true, 0x7B};
+  if (isa<Float8E4M3FNUZType>(type))
+    return Fp8Format{3, 8, false, 0x7F, /*fnuz=*/true};
+  if (isa<Float8E5M2FNUZType>(type))
+    return Fp8Format{2, 16, false, 0x7F, /*fnuz=*/true};
   return std::nullopt;
 }
 
@@ -117,7 +124,7 @@ Value decodeToF32(ElementwiseBuilder &e, const Fp8Format &format, Value byte) {
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, magnitude,
                               c(infinity)),
         special, result);
-  } else {
+  } else if (!format.fnuz) {
     result = arith::SelectOp::create(
         b, loc,
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, magnitude,
@@ -125,6 +132,11 @@ Value decodeToF32(ElementwiseBuilder &e, const Fp8Format &format, Value byte) {
         c(0x7FC00000), result);
   }
   result = arith::OrIOp::create(b, loc, result, sign);
+  if (format.fnuz)
+    result = arith::SelectOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, bits, c(0x80)),
+        c(0x7FC00000), result);
   return arith::BitcastOp::create(b, loc, e.get(f32), result);
 }
 
@@ -180,8 +192,18 @@ Value encodeFromF32(ElementwiseBuilder &e, const Fp8Format &format,
                                             clamped, c(minNormal));
   Value result =
       arith::SelectOp::create(b, loc, isSubnormal, subnormal, normal);
-  result = arith::SelectOp::create(b, loc, isNaN, c(0x7F), result);
-  result = arith::OrIOp::create(b, loc, result, sign);
+  if (format.fnuz) {
+    // No negative zero: a result that rounds to zero keeps no sign, and
+    // NaN is the sign bit alone.
+    Value isZero =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, result, c(0));
+    sign = arith::SelectOp::create(b, loc, isZero, c(0), sign);
+    result = arith::OrIOp::create(b, loc, result, sign);
+    result = arith::SelectOp::create(b, loc, isNaN, c(0x80), result);
+  } else {
+    result = arith::SelectOp::create(b, loc, isNaN, c(0x7F), result);
+    result = arith::OrIOp::create(b, loc, result, sign);
+  }
   return arith::TruncIOp::create(b, loc, e.get(b.getI8Type()), result);
 }
 

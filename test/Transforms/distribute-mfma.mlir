@@ -1,4 +1,4 @@
-// RUN: tilec-opt %s --split-input-file --tile-infer-layouts=mfma=1 --tile-distribute --canonicalize --cse | FileCheck %s
+// RUN: tilec-opt %s --split-input-file --tile-infer-layouts="mfma=1 mfma-fp8=1" --tile-distribute --canonicalize --cse | FileCheck %s
 
 // One wave of 64 lanes, a 16x16 accumulator, K = 32: both operands in
 // shared memory, so the two MFMAs of the step take their K in the packed
@@ -18,7 +18,7 @@
 // CHECK: %[[GROUP:.*]] = arith.divui %[[LANE]], %c16
 // CHECK: %[[K:.*]] = arith.muli %[[GROUP]], %c8
 // CHECK: %[[AROW:.*]] = arith.addi %{{.*}}, %[[ROW]]
-// CHECK: %[[A:.*]] = vector.load %{{.*}}[%[[AROW]], %[[K]]] : memref<16x32xf16, #tile.shared>, vector<8xf16>
+// CHECK: %[[A:.*]] = vector.load %{{.*}}[%[[AROW]], %[[K]]] {alignment = 16 : i64} : memref<16x32xf16, #tile.shared>, vector<8xf16>
 // CHECK: %[[A0:.*]] = vector.shuffle %[[A]], %[[A]] [0, 1, 2, 3] : vector<8xf16>, vector<8xf16>
 // CHECK: %[[A1:.*]] = vector.shuffle %[[A]], %[[A]] [4, 5, 6, 7] : vector<8xf16>, vector<8xf16>
 // CHECK: memref.load %[[B:.*]][%[[K]], %[[ROW]]] : memref<32x16xf16, #tile.shared>
@@ -53,7 +53,7 @@ func.func @one_wave(%out: memref<16x16xf32>) {
 // CHECK-LABEL: func.func @one_step
 // CHECK: %[[GROUP:.*]] = arith.divui %{{.*}}, %c16
 // CHECK: %[[K:.*]] = arith.muli %[[GROUP]], %c4
-// CHECK: %[[A:.*]] = vector.load %{{.*}}[%{{.*}}, %[[K]]] : memref<16x16xf16, #tile.shared>, vector<4xf16>
+// CHECK: %[[A:.*]] = vector.load %{{.*}}[%{{.*}}, %[[K]]] {alignment = 8 : i64} : memref<16x16xf16, #tile.shared>, vector<4xf16>
 // CHECK-NOT: vector.shuffle
 // CHECK-COUNT-4: memref.load %{{.*}} : memref<16x16xf16, #tile.shared>
 // CHECK: %[[B:.*]] = vector.from_elements {{.*}} : vector<4xf16>
@@ -159,6 +159,40 @@ func.func @narrow_swizzle(%out: memref<16x16xf32>) {
     %b = tile.alloc_shared : memref<32x16xf16, #tile.shared>
     %c = tile.alloc_fragment : memref<16x16xf32, #tile.fragment>
     tile.gemm %a, %b, %c clear_accum : memref<16x32xf16, #tile.shared>, memref<32x16xf16, #tile.shared>, memref<16x16xf32, #tile.fragment>
+    tile.parallel (%i, %j) in (16, 16) {
+      %x = memref.load %c[%i, %j] : memref<16x16xf32, #tile.fragment>
+      memref.store %x, %out[%i, %j] : memref<16x16xf32>
+    }
+  }
+  return
+}
+
+// -----
+
+// FNUZ 8-bit floats (mfma-fp8, gfx942): one MFMA of K = 32 per step, each
+// lane passing eight consecutive K from 8 * (l / 16), A's (e4m3) as one
+// 8-byte read, B's (e5m2, N its fastest dimension) byte by byte.
+// CHECK-LABEL: func.func @fp8
+// CHECK: %[[GROUP:.*]] = arith.divui %{{.*}}, %c16
+// CHECK: %[[K:.*]] = arith.muli %[[GROUP]], %c8
+// CHECK: %[[A:.*]] = vector.load %{{.*}}[%{{.*}}, %[[K]]] {alignment = 8 : i64} : memref<16x32xf8E4M3FNUZ, #tile.shared>, vector<8xf8E4M3FNUZ>
+// CHECK-COUNT-8: memref.load %{{.*}} : memref<32x16xf8E5M2FNUZ, #tile.shared>
+// CHECK: %[[B:.*]] = vector.from_elements {{.*}} : vector<8xf8E5M2FNUZ>
+// CHECK-NOT: vector.shuffle
+// CHECK: amdgpu.mfma 16x16x32 %[[B]] * %[[A]] + %cst blgp = none : vector<8xf8E5M2FNUZ>, vector<8xf8E4M3FNUZ>, vector<4xf32>
+// CHECK-NOT: amdgpu.mfma
+// RUN: tilec-opt %s --split-input-file --tile-infer-layouts=mfma=1 --tile-distribute --canonicalize --cse | FileCheck %s --check-prefix=NOFP8
+// Without mfma-fp8 (gfx90a) the same gemm stays on the vector ALUs.
+// NOFP8-LABEL: func.func @fp8
+// NOFP8-NOT: amdgpu.mfma
+// NOFP8: return
+func.func @fp8(%out: memref<16x16xf32>) {
+  %c1 = arith.constant 1 : index
+  tile.kernel blocks(%bx) in (%c1) threads(64) {
+    %a = tile.alloc_shared : memref<16x32xf8E4M3FNUZ, #tile.shared>
+    %b = tile.alloc_shared : memref<32x16xf8E5M2FNUZ, #tile.shared>
+    %c = tile.alloc_fragment : memref<16x16xf32, #tile.fragment>
+    tile.gemm %a, %b, %c clear_accum : memref<16x32xf8E4M3FNUZ, #tile.shared>, memref<32x16xf8E5M2FNUZ, #tile.shared>, memref<16x16xf32, #tile.fragment>
     tile.parallel (%i, %j) in (16, 16) {
       %x = memref.load %c[%i, %j] : memref<16x16xf32, #tile.fragment>
       memref.store %x, %out[%i, %j] : memref<16x16xf32>

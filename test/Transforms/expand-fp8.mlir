@@ -103,3 +103,36 @@ func.func @vectors(%x: vector<4xf8E4M3FN>, %y: vector<4xf32>, %h: f16)
   %2 = arith.extf %h : f16 to f32
   return %0, %1, %2 : vector<4xf32>, vector<4xf8E5M2>, f32
 }
+
+// -----
+
+// FNUZ (gfx942's matrix cores): bias 8 (e4m3) and 16 (e5m2), no
+// infinities, 0x80 the one NaN. Widening: 0x7F is the finite 240, 0x80
+// NaN, 0xFF -240. Narrowing saturates infinities to 240 and 57344, NaN to
+// 0x80, and a negative value that rounds to zero to +0: there is no -0.
+// CHECK-LABEL: func.func @fnuz
+// CHECK-DAG: %[[MAX:.*]] = arith.constant 2.400000e+02 : f32
+// CHECK-DAG: %[[NAN:.*]] = arith.constant 0x7FC00000 : f32
+// CHECK-DAG: %[[NEGMAX:.*]] = arith.constant -2.400000e+02 : f32
+// CHECK-DAG: %[[SAT:.*]] = arith.constant 2.400000e+02 : f8E4M3FNUZ
+// CHECK-DAG: %[[E5SAT:.*]] = arith.constant 5.734400e+04 : f8E5M2FNUZ
+// CHECK-DAG: %[[NANBYTE:.*]] = arith.constant 0x80 : f8E4M3FNUZ
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f8E4M3FNUZ
+// CHECK: return %[[MAX]], %[[NAN]], %[[NEGMAX]], %[[SAT]], %[[E5SAT]], %[[NANBYTE]], %[[ZERO]]
+func.func @fnuz() -> (f32, f32, f32, f8E4M3FNUZ, f8E5M2FNUZ, f8E4M3FNUZ,
+                      f8E4M3FNUZ) {
+  %max = arith.constant 0x7F : f8E4M3FNUZ
+  %nan = arith.constant 0x80 : f8E4M3FNUZ
+  %negmax = arith.constant 0xFF : f8E4M3FNUZ
+  %inf = arith.constant 0x7F800000 : f32
+  %nanf = arith.constant 0x7FC00000 : f32
+  %tiny = arith.constant -1.0e-30 : f32
+  %0 = arith.extf %max : f8E4M3FNUZ to f32
+  %1 = arith.extf %nan : f8E4M3FNUZ to f32
+  %2 = arith.extf %negmax : f8E4M3FNUZ to f32
+  %3 = arith.truncf %inf : f32 to f8E4M3FNUZ
+  %4 = arith.truncf %inf : f32 to f8E5M2FNUZ
+  %5 = arith.truncf %nanf : f32 to f8E4M3FNUZ
+  %6 = arith.truncf %tiny : f32 to f8E4M3FNUZ
+  return %0, %1, %2, %3, %4, %5, %6 : f32, f32, f32, f8E4M3FNUZ, f8E5M2FNUZ, f8E4M3FNUZ, f8E4M3FNUZ
+}

@@ -52,9 +52,11 @@ def configs():
         out.append((f"add_f16_{m}x{n}", example("elementwise_add"),
                     {"M": m, "N": n, "dtype": "float16"}, "ADD",
                     {"M": m, "N": n, "DTYPE_F16": 1}))
-    for dtype in ("float8_e4m3", "float8_e5m2"):
+    for dtype in ("float8_e4m3", "float8_e5m2", "float8_e4m3fnuz",
+                  "float8_e5m2fnuz"):
         out.append((f"convert_{dtype}", kernel("convert"), {"dtype": dtype},
-                    "FP8", {"FP8_E5M2": int(dtype.endswith("e5m2"))}))
+                    "FP8", {"FP8_E5M2": int("e5m2" in dtype),
+                            "FP8_FNUZ": int(dtype.endswith("fnuz"))}))
     out.append(("copy2d", kernel("copy"), {}, "COPY2D", {}))
     out.append(("copy3d", kernel("copy"), {}, "COPY3D", {}))
     for kind in ["sum", "max", "min", "absmax", "abssum"]:
@@ -190,6 +192,11 @@ def configs():
          {"block_K": 64}),
         (200, 136, 96, False, True, "float8_e5m2", "float16",
          {"block_K": 64}),
+        # AMD gfx942's fp8 formats (its matrix cores'); CUDA cores here.
+        (200, 136, 96, False, False, "float8_e4m3fnuz", "float32",
+         {"block_K": 32}),
+        (128, 256, 128, True, True, "float8_e5m2fnuz", "float16",
+         {"block_K": 64}),
         (333, 200, 100, True, False, "float32", "float32",
          {"accum_dtype": "float32"}),
         (1024, 1024, 1024, False, False, "float16", "float16",
@@ -256,7 +263,8 @@ def configs():
         macros = {"M": m, "N": n, "K": k, "TRANS_A": int(ta), "TRANS_B": int(tb),
                   "IN_KIND": {"float16": 0, "bfloat16": 1, "int8": 2,
                               "float32": 3, "float8_e4m3": 4,
-                              "float8_e5m2": 5}[ind],
+                              "float8_e5m2": 5, "float8_e4m3fnuz": 6,
+                              "float8_e5m2fnuz": 7}[ind],
                   "ACC_F16": int(extra.get("accum_dtype") == "float16"),
                   "OUT_KIND": {"float16": 0, "bfloat16": 1, "float32": 2,
                                "int32": 3}[outd]}

@@ -142,6 +142,20 @@ TEST_F(MfmaSwizzleTest, FlashAttentionTiles) {
   }
 }
 
+TEST_F(MfmaSwizzleTest, Fp8Tiles) {
+  // gfx942's fp8 gemm, 128x128x64 tiles packed by 4: A read along K, 16
+  // bytes a lane; B across its rows, byte by byte.
+  SwizzleAttr a = expectConflictFree({128, 64, 1, /*kFastest=*/true, 4});
+  EXPECT_TRUE(isMfmaReadAsVector({128, 64, 1, true, 4}, a));
+  expectConflictFree({64, 128, 1, /*kFastest=*/false, 4});
+  // Packed by 2 (K = 32), the 8-byte reads of 16 rows share the banks of
+  // 16-byte chunks two by two, as unpacked f16 does.
+  MfmaOperandTile narrow{128, 32, 1, /*kFastest=*/true, 2};
+  SwizzleAttr swizzle = chooseMfmaSharedSwizzle(&context, narrow);
+  EXPECT_EQ(countMfmaReadCycles(narrow, swizzle),
+            2 * countConflictFreeMfmaReadCycles(narrow, swizzle));
+}
+
 TEST_F(MfmaSwizzleTest, SwizzlesFitTheTile) {
   // Not a multiple of the MFMA tile: none.
   EXPECT_FALSE(chooseMfmaSharedSwizzle(&context, {24, 32, 2, true, 1}));

@@ -1,13 +1,13 @@
 //===- MfmaLayoutsTest.cpp - AMD MFMA layouts against the ISA -------------===//
 //
-// Part of tilec. Simulates v_mfma_f32_16x16x16f16 as AMD's CDNA3 ISA
-// guide (and its matrix instruction calculator) defines it, lane by lane,
-// and checks that the registers tilec's layouts place in each lane make it
-// compute C += A B: the operands of the swapped issue (B's fragment as the
-// instruction's A, A's as its B), the accumulator layout for C, the A
-// operand layout for A taken from registers, the packed K order of
-// operands read from memory, and the layout of a row reduction of the
-// accumulator.
+// Part of tilec. Simulates v_mfma_f32_16x16x16f16 and gfx942's
+// v_mfma_f32_16x16x32_fp8_fp8 as AMD's CDNA3 ISA guide (and its matrix
+// instruction calculator) defines them, lane by lane, and checks that the
+// registers tilec's layouts place in each lane make it compute C += A B: the
+// operands of the swapped issue (B's fragment as the instruction's A, A's as
+// its B), the accumulator layout for C, the A operand layout for A taken from
+// registers, the packed K order of operands read from memory, and the layout of
+// a row reduction of the accumulator.
 //
 //===----------------------------------------------------------------------===//
 
@@ -164,6 +164,68 @@ TEST_F(MfmaLayoutTest, PackedOperandsComputeTheProduct) {
         want += valueOf(i, kk, 1) * valueOf(kk, j, 2);
       EXPECT_EQ(acc[l][r], want) << "C[" << i << "][" << j << "]";
     }
+}
+
+/// D = A B + C for v_mfma_f32_16x16x32_fp8_fp8 (gfx942), from the ISA: the
+/// 16x32 source A has A[l % 16][8 * (l / 16) + v] in byte v of lane l, the
+/// 32x16 source B has B[8 * (l / 16) + v][l % 16], and D is laid out as
+/// for the 16x16x16 instructions.
+using Registers8 = std::array<std::array<double, 8>, 64>;
+Registers simulateMfma16x16x32(const Registers8 &a, const Registers8 &b,
+                               const Registers &c) {
+  double srcA[16][32], srcB[32][16];
+  for (int l = 0; l < 64; ++l)
+    for (int v = 0; v < 8; ++v) {
+      srcA[l % 16][8 * (l / 16) + v] = a[l][v];
+      srcB[8 * (l / 16) + v][l % 16] = b[l][v];
+    }
+  Registers d;
+  for (int l = 0; l < 64; ++l)
+    for (int r = 0; r < 4; ++r) {
+      int row = 4 * (l / 16) + r, col = l % 16;
+      double sum = c[l][r];
+      for (int k = 0; k < 32; ++k)
+        sum += srcA[row][k] * srcB[k][col];
+      d[l][r] = sum;
+    }
+  return d;
+}
+
+TEST_F(MfmaLayoutTest, Fp8OperandsComputeTheProduct) {
+  // The fp8 instruction takes two packed steps of 16 at once: element v
+  // of MFMA j of a block is element v % 4 of step 2 j + v / 4. One 16x16
+  // tile, K = 128, packed by 2 (one MFMA a block) and by 4 (two).
+  for (int64_t kPack : {2, 4}) {
+    const int64_t k = 128;
+    FragmentLayoutAttr cLayout =
+        makeMfmaAccumulatorLayout(&context, 16, 16, {1, 1});
+    Registers acc{};
+    for (int64_t k0 = 0; k0 < k; k0 += 16 * kPack)
+      for (int64_t j = 0; j < kPack / 2; ++j) {
+        Registers8 aRegs, bRegs;
+        for (int l = 0; l < 64; ++l)
+          for (int v = 0; v < 8; ++v) {
+            auto [row, kk] =
+                getMfmaOperandElement(l, v % 4, kPack, 2 * j + v / 4);
+            aRegs[l][v] = valueOf(row, k0 + kk, 1);
+            auto [col, kb] =
+                getMfmaOperandElement(l, v % 4, kPack, 2 * j + v / 4);
+            bRegs[l][v] = valueOf(k0 + kb, col, 2);
+          }
+        acc = simulateMfma16x16x32(bRegs, aRegs, acc);
+      }
+    for (int l = 0; l < 64; ++l)
+      for (int r = 0; r < 4; ++r) {
+        auto element = cLayout.applyInverse(l, r);
+        ASSERT_TRUE(element.has_value());
+        int64_t i = (*element)[0], j = (*element)[1];
+        double want = 0;
+        for (int64_t kk = 0; kk < k; ++kk)
+          want += valueOf(i, kk, 1) * valueOf(kk, j, 2);
+        EXPECT_EQ(acc[l][r], want)
+            << "C[" << i << "][" << j << "], kPack " << kPack;
+      }
+  }
 }
 
 TEST_F(MfmaLayoutTest, AccumulatorIsABijectionOverTheBlock) {

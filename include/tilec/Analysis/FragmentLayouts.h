@@ -176,12 +176,13 @@ tile::FragmentLayoutAttr makeMfmaOperandALayout(mlir::MLIRContext *context,
 /// The element of a 16-row operand tile that lane `lane` of a wave passes
 /// as element `v` (0..3) of its vector to the swapped 16x16x16 MFMA: row
 /// `lane % 16` of A (or column of B), at K index `4 * (lane / 16) + v`.
-/// With `kPack` 2, the two MFMAs of a step of 32 along K take their K
-/// indices in another order, the same for A and B, so that each lane's
-/// eight are consecutive: MFMA `step` (0 or 1) of the pair reads K index
-/// `8 * (lane / 16) + 4 * step + v` of the 32. Each K index of the step is
-/// read once, at the same instruction and lane in A and B, so the sum is
-/// the product's. Returned as (row or column, K).
+/// With `kPack` 2 or 4, the steps of 16 in a block of `16 * kPack` along
+/// K take their K indices in another order, the same for A and B, so that
+/// each lane's `4 * kPack` are consecutive: step `step` of the block reads
+/// K index `4 * kPack * (lane / 16) + 4 * step + v` of it. Each K index of
+/// the block is read once, at the same step and lane in A and B, so the
+/// sum is the product's. gfx942's fp8 MFMA, of K 32, takes two steps at
+/// once. Returned as (row or column, K).
 std::pair<int64_t, int64_t> getMfmaOperandElement(int64_t lane, int64_t v,
                                                   int64_t kPack = 1,
                                                   int64_t step = 0);

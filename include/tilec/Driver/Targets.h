@@ -33,6 +33,8 @@ struct TargetInfo {
   bool hasWgmma = false;
   /// Matrix cores (MFMA) on waves of 64: CDNA2 and CDNA3 (gfx90a, gfx942).
   bool hasMfma = false;
+  /// MFMA on FNUZ 8-bit floats: CDNA3 (gfx942).
+  bool hasMfmaFp8 = false;
 
   bool isNVIDIA() const { return vendor == Vendor::NVIDIA; }
   /// The host CPU: kernels run their blocks one after the other.

@@ -374,7 +374,7 @@ func.func @gemm_accumulator(%n: index) {
     %A = tile.alloc_shared : memref<64x32xbf16, #tile.shared>
     %B = tile.alloc_shared : memref<32x64xbf16, #tile.shared>
     %C = tile.alloc_fragment : memref<64x64xbf16, #tile.fragment>
-    // expected-error@+1 {{cannot accumulate 'bf16' products in 'bf16' (supported: f16 into f16 or f32; bf16, f32, f8E4M3FN and f8E5M2 into f32; i8 into i32)}}
+    // expected-error@+1 {{cannot accumulate 'bf16' products in 'bf16' (supported: f16 into f16 or f32; bf16, f32, f8E4M3FN and f8E5M2, or f8E4M3FNUZ and f8E5M2FNUZ, into f32; i8 into i32)}}
     tile.gemm %A, %B, %C : memref<64x32xbf16, #tile.shared>, memref<32x64xbf16, #tile.shared>, memref<64x64xbf16, #tile.fragment>
   }
   return

@@ -4,11 +4,11 @@
 //
 // Build with -DTEST_M= -DTEST_N= -DTEST_K=, TRANS_A / TRANS_B (0 or 1),
 // IN_KIND (0 f16, 1 bf16, 2 int8, 3 f32 computed as tf32, 4 fp8 e4m3, 5 fp8
-// e5m2), OUT_KIND (0 f16, 1 bf16, 2 f32, 3 int32), ACC_F16 (half-precision
-// accumulators), and -include the kernel's header. int8 is checked exactly
-// against a CPU product, fp8 against a float64 one, the rest against
-// cuBLAS (links against it), or, with TILEC_TEST_HOST or TILEC_TEST_HIP, a
-// float64 product too.
+// e5m2, 6 and 7 their FNUZ variants), OUT_KIND (0 f16, 1 bf16, 2 f32, 3 int32),
+// ACC_F16 (half-precision accumulators), and -include the kernel's header. int8
+// is checked exactly against a CPU product, fp8 against a float64 one, the rest
+// against cuBLAS (links against it), or, with TILEC_TEST_HOST or
+// TILEC_TEST_HIP, a float64 product too.
 #include "common.h"
 
 #if defined(TILEC_TEST_HOST) || defined(TILEC_TEST_HIP)
@@ -40,8 +40,9 @@ static size_t at(int64_t row, int64_t col, int64_t rows, int64_t cols,
 
 /// Random finite fp8 numbers of magnitude in [0.5, 4) as bits (e4m3: 1
 /// sign, 4 exponent bits biased by 7, 3 mantissa bits; e5m2: 5 biased by
-/// 15, 2), with their values.
-static std::vector<uint8_t> randomFp8(size_t count, bool e5m2, uint64_t seed,
+/// 15, 2; the FNUZ formats bias by one more), with their values.
+static std::vector<uint8_t> randomFp8(size_t count, bool e5m2, bool fnuz,
+                                      uint64_t seed,
                                       std::vector<double> &values) {
   std::vector<uint8_t> bits(count);
   values.resize(count);
@@ -54,7 +55,7 @@ static std::vector<uint8_t> randomFp8(size_t count, bool e5m2, uint64_t seed,
     int exponent = int((state >> 20) % 3); // 2^-1, 2^0, 2^1
     int mantissaBits = e5m2 ? 2 : 3;
     int mantissa = int((state >> 30) & ((1 << mantissaBits) - 1));
-    int bias = e5m2 ? 15 : 7;
+    int bias = (e5m2 ? 15 : 7) + (fnuz ? 1 : 0);
     bits[i] =
         uint8_t(sign << 7 | (exponent - 1 + bias) << mantissaBits | mantissa);
     values[i] = (sign ? -1.0 : 1.0) * std::ldexp(1.0, exponent - 1) *
@@ -68,7 +69,8 @@ int main() {
   const int64_t m = TEST_M, n = TEST_N, k = TEST_K;
   const bool transA = TRANS_A, transB = TRANS_B;
   const int inKind = IN_KIND, outKind = OUT_KIND;
-  const bool fp8 = inKind == 4 || inKind == 5;
+  const bool fp8 = inKind >= 4 && inKind <= 7;
+  const bool e5m2 = inKind == 5 || inKind == 7, fnuz = inKind >= 6;
   const size_t inBytes = inKind == 2 || fp8 ? 1 : inKind == 3 ? 4 : 2;
   Buffer A(size_t(m) * k, inBytes), B(size_t(k) * n, inBytes);
   std::vector<float> a = ctx.uniform(size_t(m) * k),
@@ -77,9 +79,9 @@ int main() {
   std::vector<double> aFp8, bFp8;
   if (fp8) {
     std::vector<uint8_t> aBits =
-        randomFp8(a.size(), inKind == 5, ctx.seed, aFp8);
+        randomFp8(a.size(), e5m2, fnuz, ctx.seed, aFp8);
     std::vector<uint8_t> bBits =
-        randomFp8(b.size(), inKind == 5, ctx.seed + 1, bFp8);
+        randomFp8(b.size(), e5m2, fnuz, ctx.seed + 1, bFp8);
     A.upload(aBits.data());
     B.upload(bBits.data());
   } else if (inKind == 2) {

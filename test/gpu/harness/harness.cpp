@@ -432,20 +432,28 @@ static bool run(Context &ctx) {
 }
 
 #elif defined(TEST_FP8)
-// Conversions to and from FP8_E5M2 ? e5m2 : e4m3: every byte widened to
-// f32 and f16, exactly; and f32 values narrowed (round to nearest even,
+// Conversions to and from FP8_E5M2 ? e5m2 : e4m3 (OCP's formats, or with
+// FP8_FNUZ the FNUZ ones of AMD's gfx942): every byte widened to f32 and
+// f16, exactly; and f32 values narrowed (round to nearest even,
 // saturating): each 8-bit value, the midpoints between neighbours and the
 // floats next to them, specials and random values.
 struct Fp8Format {
   int mantissaBits, bias, maxFinite;
   bool ieeeSpecials;
+  // No infinities, no negative zero: 0x80 is NaN.
+  bool fnuz;
 };
 
 static const Fp8Format format =
-    FP8_E5M2 ? Fp8Format{2, 15, 0x7B, true} : Fp8Format{3, 7, 0x7E, false};
+    FP8_FNUZ   ? (FP8_E5M2 ? Fp8Format{2, 16, 0x7F, false, true}
+                           : Fp8Format{3, 8, 0x7F, false, true})
+    : FP8_E5M2 ? Fp8Format{2, 15, 0x7B, true, false}
+               : Fp8Format{3, 7, 0x7E, false, false};
 
 static bool isNaNByte(uint8_t byte) {
   int magnitude = byte & 0x7F;
+  if (format.fnuz)
+    return byte == 0x80;
   return format.ieeeSpecials ? magnitude > 0x7C : magnitude == 0x7F;
 }
 
@@ -478,6 +486,9 @@ static uint8_t encode(double x) {
     if (d < e || (d == e && code % 2 == 0))
       best = code;
   }
+  // FNUZ has no negative zero.
+  if (format.fnuz && best == 0)
+    return 0;
   return uint8_t(sign | best);
 }
 

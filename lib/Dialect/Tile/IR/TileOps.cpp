@@ -557,11 +557,20 @@ LogicalResult TensorMapOp::verify() {
 // GemmOp
 //===----------------------------------------------------------------------===//
 
+/// The 8-bit float formats of OCP (NVIDIA's and gfx950's) and the FNUZ
+/// ones of gfx942's matrix cores.
+static bool isOcpFp8(Type type) {
+  return isa<Float8E4M3FNType, Float8E5M2Type>(type);
+}
+static bool isFnuzFp8(Type type) {
+  return isa<Float8E4M3FNUZType, Float8E5M2FNUZType>(type);
+}
+
 /// Whether a gemm with operands of type `ab` may accumulate into `c`.
 static bool isValidAccumulator(Type ab, Type c) {
   if (ab.isF16())
     return c.isF16() || c.isF32();
-  if (ab.isBF16() || ab.isF32() || isa<Float8E4M3FNType, Float8E5M2Type>(ab))
+  if (ab.isBF16() || ab.isF32() || isOcpFp8(ab) || isFnuzFp8(ab))
     return c.isF32();
   if (ab.isInteger(8))
     return c.isInteger(32);
@@ -614,8 +623,8 @@ LogicalResult GemmOp::verify() {
                          << " but A x B is " << m << "x" << n;
 
   Type aElem = aType.getElementType(), bElem = bType.getElementType();
-  bool bothFp8 = isa<Float8E4M3FNType, Float8E5M2Type>(aElem) &&
-                 isa<Float8E4M3FNType, Float8E5M2Type>(bElem);
+  bool bothFp8 = (isOcpFp8(aElem) && isOcpFp8(bElem)) ||
+                 (isFnuzFp8(aElem) && isFnuzFp8(bElem));
   if (aElem != bElem && !bothFp8)
     return emitOpError() << "A holds " << aElem << " but B holds " << bElem
                          << "; the operands must have the same element type";
@@ -623,7 +632,8 @@ LogicalResult GemmOp::verify() {
     return emitOpError() << "cannot accumulate " << aElem << " products in "
                          << cType.getElementType()
                          << " (supported: f16 into f16 or f32; bf16, f32, "
-                            "f8E4M3FN and f8E5M2 into f32; i8 into i32)";
+                            "f8E4M3FN and f8E5M2, or f8E4M3FNUZ and "
+                            "f8E5M2FNUZ, into f32; i8 into i32)";
   return success();
 }
 

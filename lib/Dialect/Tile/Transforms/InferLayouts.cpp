@@ -84,13 +84,42 @@ bool isAnnotated(AllocSharedOp alloc) {
   });
 }
 
+/// Why a gemm of 8-bit floats does not run on AMD's matrix cores (where
+/// `mfmaFp8` says whether they take FNUZ ones), or nullopt for other
+/// gemms and those that do.
+std::optional<std::string> whyNotMfmaFp8(GemmOp gemm, bool mfmaFp8) {
+  auto elementOf = [](Value v) {
+    return cast<MemRefType>(v.getType()).getElementType();
+  };
+  Type a = elementOf(gemm.getA()), b = elementOf(gemm.getB());
+  auto isOcp = [](Type t) { return isa<Float8E4M3FNType, Float8E5M2Type>(t); };
+  auto isFnuz = [](Type t) {
+    return isa<Float8E4M3FNUZType, Float8E5M2FNUZType>(t);
+  };
+  if (isOcp(a) || isOcp(b))
+    return std::string(mfmaFp8 ? "this chip's matrix cores take the FNUZ "
+                                 "8-bit floats (float8_e4m3fnuz, "
+                                 "float8_e5m2fnuz), not OCP's"
+                               : "this chip's matrix cores take no 8-bit "
+                                 "floats");
+  if (!isFnuz(a) || !isFnuz(b))
+    return std::nullopt;
+  if (!mfmaFp8)
+    return std::string("this chip's matrix cores take no 8-bit floats "
+                       "(gfx942's do)");
+  if (!isMfmaFp8Gemm(gemm))
+    return std::string("8-bit float gemms need both operands in shared "
+                       "memory and K a multiple of 32");
+  return std::nullopt;
+}
+
 class LayoutSolver {
 public:
   LayoutSolver(KernelOp kernel, int64_t maxVectorBytes, bool mmaSync,
-               bool wgmma, bool mfma)
+               bool wgmma, bool mfma, bool mfmaFp8)
       : kernel(kernel), threads(kernel.getNumThreads()),
         maxVectorBytes(maxVectorBytes), mmaSync(mmaSync), wgmma(wgmma),
-        mfma(mfma) {}
+        mfma(mfma), mfmaFp8(mfmaFp8) {}
 
   LogicalResult run();
 
@@ -120,6 +149,7 @@ private:
   bool mmaSync;
   bool wgmma;
   bool mfma;
+  bool mfmaFp8;
   llvm::MapVector<Operation *, Assignment> fragments;
   DenseMap<Operation *, FragmentLayoutAttr> loops;
   SmallVector<ParallelOp> loopOrder;
@@ -255,7 +285,12 @@ LogicalResult LayoutSolver::seedGemmLayouts() {
     }
     // mma.sync's warps of 32 lanes and m16n8 tiles, or MFMA's waves of 64
     // and 16x16 tiles.
-    bool onMfma = mfma && isMfmaGemm(gemm);
+    bool onMfma = mfma && isMfmaGemm(gemm) && (mfmaFp8 || !isMfmaFp8Gemm(gemm));
+    if (mfma && !onMfma)
+      if (std::optional<std::string> why = whyNotMfmaFp8(gemm, mfmaFp8))
+        gemm.emitWarning() << "T.gemm runs on the vector ALUs, not matrix "
+                              "cores (MFMA): "
+                           << *why;
     if (!onMfma && !(mmaSync && isMmaSyncGemm(gemm)))
       return WalkResult::advance();
     int64_t lanes = onMfma ? kWaveLanes : 32;
@@ -503,8 +538,9 @@ struct InferLayoutsPass
 
   void runOnOperation() override {
     WalkResult result = getOperation().walk([&](KernelOp kernel) {
-      if (failed(
-              LayoutSolver(kernel, maxVectorBytes, mmaSync, wgmma, mfma).run()))
+      if (failed(LayoutSolver(kernel, maxVectorBytes, mmaSync, wgmma, mfma,
+                              mfmaFp8)
+                     .run()))
         return WalkResult::interrupt();
       return WalkResult::advance();
     });

@@ -30,7 +30,29 @@ using namespace mlir;
 using namespace tilec;
 using namespace tilec::tile;
 
+static bool isFnuzFp8(Type type) {
+  return isa<Float8E4M3FNUZType, Float8E5M2FNUZType>(type);
+}
+
+/// The extent of K in `gemm`.
+static int64_t getK(GemmOp gemm) {
+  return cast<MemRefType>(gemm.getA().getType())
+      .getDimSize(gemm.getTransposeA() ? 0 : 1);
+}
+
+bool tilec::tile::isMfmaFp8Gemm(GemmOp gemm) {
+  Type a = cast<MemRefType>(gemm.getA().getType()).getElementType();
+  Type b = cast<MemRefType>(gemm.getB().getType()).getElementType();
+  Type c = cast<MemRefType>(gemm.getC().getType()).getElementType();
+  return isFnuzFp8(a) && isFnuzFp8(b) && c.isF32() &&
+         isInScope(gemm.getA().getType(), MemoryScope::Shared) &&
+         isInScope(gemm.getB().getType(), MemoryScope::Shared) &&
+         getK(gemm) % 32 == 0;
+}
+
 bool tilec::tile::isMfmaGemm(GemmOp gemm) {
+  if (isMfmaFp8Gemm(gemm))
+    return true;
   Type a = cast<MemRefType>(gemm.getA().getType()).getElementType();
   Type b = cast<MemRefType>(gemm.getB().getType()).getElementType();
   Type c = cast<MemRefType>(gemm.getC().getType()).getElementType();
@@ -41,17 +63,18 @@ bool tilec::tile::isMfmaGemm(GemmOp gemm) {
   if (!isInScope(gemm.getA().getType(), MemoryScope::Shared) &&
       gemm.getTransposeA())
     return false;
-  auto k = cast<MemRefType>(gemm.getA().getType())
-               .getDimSize(gemm.getTransposeA() ? 0 : 1);
-  return k % 16 == 0;
+  return getK(gemm) % 16 == 0;
 }
 
 int64_t tilec::tile::getMfmaKPack(GemmOp gemm) {
   if (!isInScope(gemm.getA().getType(), MemoryScope::Shared))
     return 1;
-  auto k = cast<MemRefType>(gemm.getA().getType())
-               .getDimSize(gemm.getTransposeA() ? 0 : 1);
-  return k % 32 == 0 ? 2 : 1;
+  // As many K as make 16 bytes a lane, where K allows.
+  int64_t most = isMfmaFp8Gemm(gemm) ? 4 : 2;
+  for (int64_t kPack = most; kPack > 1; kPack /= 2)
+    if (getK(gemm) % (16 * kPack) == 0)
+      return kPack;
+  return 1;
 }
 
 std::optional<MfmaOperandTile> tilec::tile::getMfmaOperandTile(GemmOp gemm,
@@ -116,6 +139,9 @@ public:
     nt = tileN / 16;
     kt = k / 16;
     kPack = getMfmaKPack(gemm);
+    bool fp8 = isMfmaFp8Gemm(gemm);
+    steps = fp8 ? kPack / 2 : kPack;
+    mfmaK = fp8 ? 32 : 16;
     Value lane = rem(tid, kWaveLanes);
     Value wave = div(tid, kWaveLanes);
     warpRow = mul(div(wave, p.warpN), tileM);
@@ -145,34 +171,39 @@ private:
     return b.createOrFold<arith::RemUIOp>(loc, x, constant(y));
   }
 
-  /// A lane's fragments of `buffer` for the `kPack` MFMAs of a K block:
-  /// element v of MFMA `step`'s is at `index(4 * step + v)`; one vector read
-  /// of all `4 * kPack` where they are contiguous.
+  /// A lane's fragments of `buffer` for the MFMAs of a K block: element
+  /// e of the block's `4 * kPack` is at `index(e)`; one vector read of all
+  /// of them where they are contiguous. Each of the `steps` MFMAs takes
+  /// its share in order: four each for f16 and bf16, all eight for fp8.
   SmallVector<Value> gather(Value buffer, bool contiguous,
                             function_ref<SmallVector<Value>(int64_t)> index) {
-    auto type = VectorType::get({4}, elementType);
+    Type element = cast<MemRefType>(buffer.getType()).getElementType();
+    int64_t count = 4 * kPack, share = count / steps;
     SmallVector<Value> fragments;
-    if (contiguous) {
-      Value run = vector::LoadOp::create(
-          b, loc, VectorType::get({4 * kPack}, elementType), buffer, index(0));
-      if (kPack == 1)
-        return {run};
-      // A shuffle, which lowers to LLVM as it is, for each half.
-      for (int64_t step = 0; step < kPack; ++step)
-        fragments.push_back(vector::ShuffleOp::create(
-            b, loc, run, run,
-            ArrayRef<int64_t>{4 * step, 4 * step + 1, 4 * step + 2,
-                              4 * step + 3}));
+    if (!contiguous) {
+      for (int64_t step = 0; step < steps; ++step) {
+        SmallVector<Value> elements;
+        for (int64_t e = step * share; e < (step + 1) * share; ++e)
+          elements.push_back(memref::LoadOp::create(b, loc, buffer, index(e)));
+        fragments.push_back(vector::FromElementsOp::create(
+            b, loc, VectorType::get({share}, element), elements));
+      }
       return fragments;
     }
-    for (int64_t step = 0; step < kPack; ++step) {
-      SmallVector<Value> elements;
-      for (int64_t v = 0; v < 4; ++v)
-        elements.push_back(
-            memref::LoadOp::create(b, loc, buffer, index(4 * step + v)));
+    // Aligned to its size: K starts at a multiple of `count` in rows of
+    // whole runs, and swizzles move whole runs.
+    auto load = vector::LoadOp::create(
+        b, loc, VectorType::get({count}, element), buffer, index(0));
+    load.setAlignment(count * element.getIntOrFloatBitWidth() / 8);
+    Value run = load;
+    if (steps == 1)
+      return {run};
+    // A shuffle, which lowers to LLVM as it is, for each share.
+    for (int64_t step = 0; step < steps; ++step)
       fragments.push_back(
-          vector::FromElementsOp::create(b, loc, type, elements));
-    }
+          vector::ShuffleOp::create(b, loc, run, run,
+                                    llvm::to_vector(llvm::seq<int64_t>(
+                                        step * share, (step + 1) * share))));
     return fragments;
   }
   /// Four consecutive slots of `regs` from `base`, as a vector of `type`.
@@ -193,7 +224,9 @@ private:
   Location loc;
   arith::IntegerOverflowFlags noWrap =
       arith::IntegerOverflowFlags::nsw | arith::IntegerOverflowFlags::nuw;
-  int64_t mt, nt, kt, kPack;
+  /// MFMAs per K block of 16 * kPack, and their K: kPack of 16 for f16
+  /// and bf16, kPack / 2 of 32 for fp8.
+  int64_t mt, nt, kt, kPack, steps, mfmaK;
   Type elementType;
   Value warpRow, warpCol, operandRow, operandK;
 };
@@ -242,13 +275,13 @@ void MfmaGemmEmitter::emit(Value cRegs, Value aRegs) {
       aFragments.push_back(loadA(aRegs, mi, kb));
     for (int64_t ni = 0; ni < nt; ++ni)
       bFragments.push_back(loadB(ni, kb));
-    for (int64_t step = 0; step < kPack; ++step)
+    for (int64_t step = 0; step < steps; ++step)
       for (int64_t mi = 0; mi < mt; ++mi)
         for (int64_t ni = 0; ni < nt; ++ni) {
           Value &c = acc[mi * nt + ni];
           // Swapped: B's fragment is the instruction's A operand.
           c = amdgpu::MFMAOp::create(b, loc, accVector, /*m=*/16, /*n=*/16,
-                                     /*k=*/16, /*blocks=*/1,
+                                     /*k=*/mfmaK, /*blocks=*/1,
                                      bFragments[ni][step], aFragments[mi][step],
                                      c);
         }

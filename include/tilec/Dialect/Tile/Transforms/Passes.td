@@ -163,7 +163,10 @@ def TileInferLayouts : Pass<"tile-infer-layouts", "mlir::func::FuncOp"> {
     accumulator layout of its partition over waves of 64 lanes in 16x16
     tiles, and an A operand in registers with the matching A operand
     layout; a gemm whose shape does not split so stays on the vector ALUs,
-    with a warning.
+    with a warning. With `mfma-fp8` as well (gfx942), so does a gemm of
+    FNUZ 8-bit floats (f8E4M3FNUZ, f8E5M2FNUZ) into f32 with both operands
+    in shared memory and K a multiple of 32; other 8-bit floats stay on the
+    vector ALUs with a warning that says which the matrix cores take.
   }];
   let options = [
     Option<"maxVectorBytes", "max-vector-bytes", "int64_t", "16",
@@ -175,7 +178,9 @@ def TileInferLayouts : Pass<"tile-infer-layouts", "mlir::func::FuncOp"> {
            "Lay out gemms that warpgroup MMA can run for it (NVIDIA sm_90a)">,
     Option<"mfma", "mfma", "bool", "false",
            "Lay out gemm accumulators and register operands for MFMA (AMD "
-           "gfx90a, gfx942)">
+           "gfx90a, gfx942)">,
+    Option<"mfmaFp8", "mfma-fp8", "bool", "false",
+           "The matrix cores take FNUZ 8-bit floats (AMD gfx942)">
   ];
 }
 
