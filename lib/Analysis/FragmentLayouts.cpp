@@ -214,12 +214,41 @@ static FragmentLayoutAttr dropMfmaColumns(FragmentLayoutAttr layout,
                                  AffineMap::get(2, 0, {row, rep}, context));
 }
 
+/// A row of a wgmma accumulator is held by the four lanes of its lane
+/// group, in the warp of its band of 16 within its band of 64, in every
+/// warpgroup of its row of warpgroups.
+static FragmentLayoutAttr dropWgmmaColumns(FragmentLayoutAttr layout,
+                                           WarpgroupPartition p) {
+  MLIRContext *context = layout.getContext();
+  int64_t m = layout.getShape()[0];
+  int64_t tileM = m / p.m, mInst = tileM / 64;
+  AffineExpr i = getAffineDimExpr(0, context);
+  AffineExpr replica = getAffineDimExpr(1, context);
+  AffineExpr ii = i % tileM, r16 = ii % 16;
+  AffineExpr thread = (i.floorDiv(tileM) * p.n + replica.floorDiv(4)) * 128 +
+                      (ii % 64).floorDiv(16) * 32 + (r16 % 8) * 4 + replica % 4;
+  AffineExpr slot = ii.floorDiv(64) * 2 + r16.floorDiv(8);
+  AffineMap map = AffineMap::get(2, 0, {thread, slot}, context);
+  AffineExpr t = getAffineDimExpr(0, context);
+  AffineExpr s = getAffineDimExpr(1, context);
+  AffineExpr g = t.floorDiv(128), w = (t % 128).floorDiv(32), l = t % 32;
+  AffineExpr row = g.floorDiv(p.n) * tileM + s.floorDiv(2) * 64 + w * 16 +
+                   (s % 2) * 8 + l.floorDiv(4);
+  AffineExpr rep = (g % p.n) * 4 + l % 4;
+  return FragmentLayoutAttr::get(context, {m}, layout.getThreads(), mInst * 2,
+                                 4 * p.n, map,
+                                 AffineMap::get(2, 0, {row, rep}, context));
+}
+
 FailureOr<FragmentLayoutAttr>
 tilec::dropLastDimension(FragmentLayoutAttr layout) {
   if (std::optional<WarpPartition> mma = matchMmaAccumulatorLayout(layout))
     return dropMmaColumns(layout, *mma);
   if (std::optional<WarpPartition> mfma = matchMfmaAccumulatorLayout(layout))
     return dropMfmaColumns(layout, *mfma);
+  if (std::optional<WarpgroupPartition> wgmma =
+          matchWgmmaAccumulatorLayout(layout))
+    return dropWgmmaColumns(layout, *wgmma);
   std::optional<GridLayoutParams> p = matchGridLayout(layout);
   if (!p)
     return failure();

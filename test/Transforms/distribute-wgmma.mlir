@@ -99,3 +99,32 @@ func.func @register_a(%c: memref<64x32xf32>) {
   }
   return
 }
+
+// -----
+
+// A in registers over 128 rows of one warpgroup: each warp holds 16 rows
+// of both bands of 64, band mi's step ki in A slots 8 (2 mi + ki) on, so
+// the two K steps of the two bands take four different sets of words.
+// CHECK-LABEL: func.func @register_a_tall
+// CHECK-COUNT-16: llvm.bitcast %{{.*}} : vector<2xf16> to i32
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK-COUNT-4: wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16
+// CHECK-NOT: wgmma.mma_async
+func.func @register_a_tall(%c: memref<128x32xf32>) {
+  %c1 = arith.constant 1 : index
+  tile.kernel blocks(%bx) in (%c1) threads(128) {
+    %p = tile.alloc_fragment : memref<128x32xf16, #tile.fragment>
+    %vs = tile.alloc_shared : memref<32x32xf16, #tile.shared>
+    %acc = tile.alloc_fragment : memref<128x32xf32, #tile.fragment>
+    tile.parallel (%i, %j) in (128, 32) {
+      %z = arith.constant 0.0 : f16
+      memref.store %z, %p[%i, %j] : memref<128x32xf16, #tile.fragment>
+    }
+    tile.gemm %p, %vs, %acc policy(full_row) : memref<128x32xf16, #tile.fragment>, memref<32x32xf16, #tile.shared>, memref<128x32xf32, #tile.fragment>
+    tile.parallel (%i, %j) in (128, 32) {
+      %x = memref.load %acc[%i, %j] : memref<128x32xf32, #tile.fragment>
+      memref.store %x, %c[%i, %j] : memref<128x32xf32>
+    }
+  }
+  return
+}

@@ -85,10 +85,14 @@ func.func @registers() {
 
 // -----
 
-// A in registers over 128 rows of one warpgroup (two bands per warp) is
-// not what wgmma takes: mma.sync, 4x1 warps of 32 rows.
-// CHECK: #[[MMA2:.*]] = #tile.fragment_layout<[128, 64], threads = 128, slots = 64, (d0, d1) -> ((d0 floordiv 32 + d1 floordiv 64) * 32
+// A in registers over 128 rows of one warpgroup (two bands of 64 per
+// warp) runs on wgmma: the accumulator's layout has a warp's 16 rows in
+// each band, and A's is the same layout of its [128, 32] tile, so a
+// gemm's result feeds the next slot for slot.
+// CHECK: #[[AREG:.*]] = #tile.fragment_layout<[128, 32], threads = 128, slots = 32, (d0, d1) -> ((d0 floordiv 128 + d1 floordiv 32) * 128 + ((d0 mod 64) floordiv 16) * 32
+// CHECK: #[[MMA2:.*]] = #tile.fragment_layout<[128, 64], threads = 128, slots = 64, (d0, d1) -> ((d0 floordiv 128 + d1 floordiv 64) * 128 + ((d0 mod 64) floordiv 16) * 32
 // CHECK-LABEL: func.func @registers_tall
+// CHECK: tile.alloc_fragment {layout = #[[AREG]]} : memref<128x32xf16, #tile.fragment>
 // CHECK: tile.alloc_fragment {layout = #[[MMA2]]} : memref<128x64xf32, #tile.fragment>
 func.func @registers_tall() {
   %c1 = arith.constant 1 : index

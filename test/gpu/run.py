@@ -121,6 +121,12 @@ def configs():
              dict(hopper, dtype="bfloat16"), fast),
             (1, 2, 333, None, 64, False, "bhsd",
              dict(hopper, dtype="bfloat16"), fast),
+            # One warpgroup over 128 rows: two bands of 64 per warp, P
+            # from registers into the second wgmma.
+            (2, 3, 1000, None, 64, True, "bshd",
+             dict(hopper, threads=128), fast),
+            (1, 2, 333, None, 128, False, "bhsd",
+             dict(hopper, threads=128), []),
             (2, 2, 1000, None, 128, True, "bshd",
              dict(hopper, dynamic=True), fast),
             (1, 3, 77, None, 64, False, "bhsd",
@@ -140,6 +146,7 @@ def configs():
         name = (f"flash_{layout}_{'causal_' if causal else ''}"
                 f"{batch}x{heads}x{seq}{f'x{seq_kv}' if seq_kv else ''}x{dim}"
                 f"{'_ws' if extra.get('threads') == 256 else ''}"
+                f"{'_m128_t128' if extra.get('threads') == 128 and extra.get('block_M') == 128 else ''}"
                 f"{'_bf16' if bf16 else ''}{'_dynamic' if dynamic else ''}" +
                 "".join("_" + f.lstrip("-").replace("-", "_") for f in flags))
         defines = {"batch": batch, "heads": heads, "seq_len": seq, "dim": dim,

@@ -170,6 +170,34 @@ TEST_F(HopperLayoutTest, SixtyFourRowPartsAreTheMmaLayoutOfWarpRows) {
       tall, makeMmaAccumulatorLayout(&context, 128, 64, {4, 1})));
 }
 
+TEST_F(HopperLayoutTest, TallPartsReduceRowsAndFeedRegisterA) {
+  // Warpgroups over 128 or 256 rows (two or four bands of 64 per warp): a
+  // row's result goes to the threads that hold the row.
+  for (WarpgroupPartition p :
+       {WarpgroupPartition{1, 1}, WarpgroupPartition{1, 2},
+        WarpgroupPartition{2, 1}}) {
+    FragmentLayoutAttr c = makeWgmmaAccumulatorLayout(&context, 256, 128, p);
+    FailureOr<FragmentLayoutAttr> rows = dropLastDimension(c);
+    ASSERT_TRUE(succeeded(rows));
+    EXPECT_EQ(rows->getReplicate(), 4 * p.n);
+    for (int64_t t = 0; t < c.getThreads(); ++t)
+      for (int64_t s = 0; s < c.getSlots(); ++s) {
+        auto element = c.applyInverse(t, s);
+        ASSERT_TRUE(element.has_value());
+        bool found = false;
+        for (int64_t rep = 0; rep < rows->getReplicate(); ++rep) {
+          auto place = rows->apply({(*element)[0]}, rep);
+          ASSERT_TRUE(place.has_value());
+          auto back = rows->applyInverse(place->first, place->second);
+          ASSERT_TRUE(back.has_value());
+          EXPECT_EQ((*back)[0], (*element)[0]);
+          found |= place->first == t;
+        }
+        EXPECT_TRUE(found) << "thread " << t << " row " << (*element)[0];
+      }
+  }
+}
+
 TEST(WarpgroupPartitionTest, Policies) {
   std::string message;
   auto square = computeWarpgroupPartition(128, 256, 2, GemmWarpPolicy::Square,

@@ -68,7 +68,7 @@ matchGridLayout(tile::FragmentLayoutAttr layout);
 /// held by every thread that holds a part of its row in `layout`. This is
 /// the layout of the result of a reduction over the last dimension, and of
 /// a buffer read as `b[i]` in a loop over `(i, j)`. Fails for layouts that
-/// are neither grid layouts nor mma.sync or MFMA accumulator layouts.
+/// are neither grid layouts nor mma.sync, wgmma or MFMA accumulator layouts.
 mlir::FailureOr<tile::FragmentLayoutAttr>
 dropLastDimension(tile::FragmentLayoutAttr layout);
 

@@ -107,9 +107,10 @@ tilec::tile::planWgmmaGemm(GemmOp gemm, int64_t threads, bool requireLayouts) {
       m, n, threads / 128, gemm.getPolicy(), integer ? 16 : 8, message);
   if (failed(partition))
     return std::nullopt;
-  // Registers hold A as each warp's 16 rows of its warpgroup's 64.
+  // Registers hold A as the accumulator of an [M, K] tile: each warp's 16
+  // rows of each of its warpgroup's bands of 64.
   if (aInRegisters && (!sixteenBit || gemm.getTransposeA() ||
-                       partition->n != 1 || m / partition->m != 64))
+                       partition->n != 1 || k % getWgmmaInstructionN(k) != 0))
     return std::nullopt;
   std::optional<PanelledTile> aTile;
   if (!aInRegisters) {
@@ -131,10 +132,13 @@ tilec::tile::planWgmmaGemm(GemmOp gemm, int64_t threads, bool requireLayouts) {
 
 FragmentLayoutAttr tilec::tile::getWgmmaOperandALayout(GemmOp gemm,
                                                        const WgmmaPlan &plan) {
+  // Band mi's step ki of 16 columns is slots 8 (mi * kSteps + ki) to 8
+  // (mi * kSteps + ki) + 7, in the register order of an m64k16 fragment,
+  // which is that of two n8 accumulator tiles: the accumulator layout.
   auto aType = cast<MemRefType>(gemm.getA().getType());
-  return makeMmaOperandALayout(gemm.getContext(), aType.getDimSize(0),
-                               aType.getDimSize(1),
-                               WarpPartition{4 * plan.partition.m, 1});
+  return makeWgmmaAccumulatorLayout(gemm.getContext(), aType.getDimSize(0),
+                                    aType.getDimSize(1),
+                                    WarpgroupPartition{plan.partition.m, 1});
 }
 
 namespace {
@@ -323,13 +327,13 @@ void WgmmaEmitter::emit(Value tid, Value cRegs, Value aRegs) {
     }
     acc.push_back(value);
   }
-  // A in registers: step ki's 16 columns are slots 8 ki to 8 ki + 7 of the
-  // thread's row band, in pairs; all packed before the fence, so that no
-  // register wgmma reads is written after it.
+  // A in registers: band mi's step ki of 16 columns is slots
+  // 8 (mi * kSteps + ki) to 8 (mi * kSteps + ki) + 7, in pairs; all packed
+  // before the fence, so that no register wgmma reads is written after it.
   SmallVector<Value> aPairs;
   if (aRegs) {
     auto pair = VectorType::get({2}, elementType);
-    for (int64_t slot = 0; slot < kSteps * 8; slot += 2) {
+    for (int64_t slot = 0; slot < mInst * kSteps * 8; slot += 2) {
       SmallVector<Value> halves;
       for (int64_t h = 0; h < 2; ++h)
         halves.push_back(
@@ -354,10 +358,10 @@ void WgmmaEmitter::emit(Value tid, Value cRegs, Value aRegs) {
     NVVM::WGMMAScaleOut scaleD = gemm.getClearAccum() && ki == 0
                                      ? NVVM::WGMMAScaleOut::zero
                                      : NVVM::WGMMAScaleOut::one;
-    ArrayRef<Value> aWords;
-    if (aRegs)
-      aWords = ArrayRef<Value>(aPairs).slice(ki * 4, 4);
     for (int64_t mi = 0; mi < mInst; ++mi) {
+      ArrayRef<Value> aWords;
+      if (aRegs)
+        aWords = ArrayRef<Value>(aPairs).slice((mi * kSteps + ki) * 4, 4);
       Value descA;
       if (plan.a)
         descA = arith::AddIOp::create(

@@ -27,8 +27,8 @@ struct WgmmaPlan {
 /// on wgmma: f16 or bf16 operands (any order), tf32, int8 or fp8 ones
 /// (A stored M by K, B stored N by K) into f32 (int32 for int8), B in
 /// shared memory in a tile that takes a panelled layout, A too or, 16-bit
-/// and M by K, in registers when each warpgroup has 64 rows of the output
-/// to itself; K a multiple of the instruction's depth, and a warpgroup
+/// and M by K, in registers when each warpgroup has whole rows of the
+/// output to itself; K a multiple of the instruction's depth, and a warpgroup
 /// partition that `gemm`'s policy allows. The operands' buffers must have
 /// no layout yet or that panelled one; with `requireLayouts`, they must
 /// have it.
@@ -36,7 +36,9 @@ std::optional<WgmmaPlan> planWgmmaGemm(GemmOp gemm, int64_t threads,
                                        bool requireLayouts);
 
 /// The layout A in registers must have for `plan`: per warp, the mma.sync
-/// m16k16 A fragments of its 16 rows, which wgmma takes alike.
+/// m16k16 A fragments of its 16 rows of each band of 64, which wgmma takes
+/// alike; that is the wgmma accumulator layout of an [M, K] tile, so the
+/// previous gemm's result feeds this one slot for slot.
 FragmentLayoutAttr getWgmmaOperandALayout(GemmOp gemm, const WgmmaPlan &plan);
 
 /// Emits `gemm`, whose accumulator has the wgmma layout of `plan`, as the
