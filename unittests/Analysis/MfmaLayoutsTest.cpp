@@ -20,6 +20,7 @@
 
 #include <array>
 #include <set>
+#include <string>
 
 using namespace mlir;
 using namespace tilec;
@@ -27,27 +28,30 @@ using namespace tilec::tile;
 
 namespace {
 
-/// The instruction's register layouts, from the ISA: the 16x16 source A
-/// (M x K) has A[l % 16][4 * (l / 16) + v] in element v of lane l, the
-/// source B (K x N) has B[4 * (l / 16) + v][l % 16], and the 16x16
+/// The instructions' register layouts, from the ISA: for the 16x16xK ones
+/// (K = 16 for f16 and bf16, 32 for gfx942's fp8), the source A (M x K)
+/// has A[l % 16][(K / 4) * (l / 16) + v] in element v of lane l, the
+/// source B (K x N) has B[(K / 4) * (l / 16) + v][l % 16], and the 16x16
 /// destination D has D[4 * (l / 16) + r][l % 16] in register r of lane l.
-using Registers = std::array<std::array<double, 4>, 64>;
+template <int K> using Operand = std::array<std::array<double, K / 4>, 64>;
+using Registers = Operand<16>;
 
-/// D = A B + C on registers, as one wave executes it.
-Registers simulateMfma16x16x16(const Registers &a, const Registers &b,
-                               const Registers &c) {
-  double srcA[16][16], srcB[16][16];
+/// D = A B + C on registers, as one wave executes v_mfma_f32_16x16xK.
+template <int K>
+Registers simulateMfma(const Operand<K> &a, const Operand<K> &b,
+                       const Registers &c) {
+  double srcA[16][K], srcB[K][16];
   for (int l = 0; l < 64; ++l)
-    for (int v = 0; v < 4; ++v) {
-      srcA[l % 16][4 * (l / 16) + v] = a[l][v];
-      srcB[4 * (l / 16) + v][l % 16] = b[l][v];
+    for (int v = 0; v < K / 4; ++v) {
+      srcA[l % 16][(K / 4) * (l / 16) + v] = a[l][v];
+      srcB[(K / 4) * (l / 16) + v][l % 16] = b[l][v];
     }
   Registers d;
   for (int l = 0; l < 64; ++l)
     for (int r = 0; r < 4; ++r) {
       int row = 4 * (l / 16) + r, col = l % 16;
       double sum = c[l][r];
-      for (int k = 0; k < 16; ++k)
+      for (int k = 0; k < K; ++k)
         sum += srcA[row][k] * srcB[k][col];
       d[l][r] = sum;
     }
@@ -107,7 +111,7 @@ void checkGemm(MLIRContext &context, int64_t m, int64_t n, int64_t k,
               bRegs[l][v] = valueOf(ki * 16 + kb, colBase + ni * 16 + col, 2);
             }
           // Swapped: B's fragment is the instruction's A.
-          acc = simulateMfma16x16x16(bRegs, aRegs, acc);
+          acc = simulateMfma<16>(bRegs, aRegs, acc);
         }
         for (int l = 0; l < 64; ++l)
           for (int r = 0; r < 4; ++r) {
@@ -135,25 +139,11 @@ TEST_F(MfmaLayoutTest, WavesSplitRowsAndColumns) {
   checkGemm(context, 32, 128, 48, {1, 4});
 }
 
-TEST_F(MfmaLayoutTest, PackedOperandsComputeTheProduct) {
-  // Both operands from memory with K packed: per step of 32, MFMA s takes
-  // K 8 * (l / 16) + 4 * s + v of A and of B. One 16x16 tile, K = 96.
-  const int64_t k = 96;
+/// Checks that `acc`, one 16x16 accumulator tile in its layout, is the
+/// product of valueOf's A (salt 1) and B (salt 2) over K = `k`.
+void expectProduct(MLIRContext &context, const Registers &acc, int64_t k) {
   FragmentLayoutAttr cLayout =
       makeMfmaAccumulatorLayout(&context, 16, 16, {1, 1});
-  Registers acc{};
-  for (int64_t k0 = 0; k0 < k; k0 += 32)
-    for (int64_t step = 0; step < 2; ++step) {
-      Registers aRegs, bRegs;
-      for (int l = 0; l < 64; ++l)
-        for (int v = 0; v < 4; ++v) {
-          auto [row, kk] = getMfmaOperandElement(l, v, /*kPack=*/2, step);
-          aRegs[l][v] = valueOf(row, k0 + kk, 1);
-          auto [col, kb] = getMfmaOperandElement(l, v, /*kPack=*/2, step);
-          bRegs[l][v] = valueOf(k0 + kb, col, 2);
-        }
-      acc = simulateMfma16x16x16(bRegs, aRegs, acc);
-    }
   for (int l = 0; l < 64; ++l)
     for (int r = 0; r < 4; ++r) {
       auto element = cLayout.applyInverse(l, r);
@@ -166,29 +156,24 @@ TEST_F(MfmaLayoutTest, PackedOperandsComputeTheProduct) {
     }
 }
 
-/// D = A B + C for v_mfma_f32_16x16x32_fp8_fp8 (gfx942), from the ISA: the
-/// 16x32 source A has A[l % 16][8 * (l / 16) + v] in byte v of lane l, the
-/// 32x16 source B has B[8 * (l / 16) + v][l % 16], and D is laid out as
-/// for the 16x16x16 instructions.
-using Registers8 = std::array<std::array<double, 8>, 64>;
-Registers simulateMfma16x16x32(const Registers8 &a, const Registers8 &b,
-                               const Registers &c) {
-  double srcA[16][32], srcB[32][16];
-  for (int l = 0; l < 64; ++l)
-    for (int v = 0; v < 8; ++v) {
-      srcA[l % 16][8 * (l / 16) + v] = a[l][v];
-      srcB[8 * (l / 16) + v][l % 16] = b[l][v];
+TEST_F(MfmaLayoutTest, PackedOperandsComputeTheProduct) {
+  // Both operands from memory with K packed: per step of 32, MFMA s takes
+  // K 8 * (l / 16) + 4 * s + v of A and of B. One 16x16 tile, K = 96.
+  const int64_t k = 96;
+  Registers acc{};
+  for (int64_t k0 = 0; k0 < k; k0 += 32)
+    for (int64_t step = 0; step < 2; ++step) {
+      Registers aRegs, bRegs;
+      for (int l = 0; l < 64; ++l)
+        for (int v = 0; v < 4; ++v) {
+          auto [row, kk] = getMfmaOperandElement(l, v, /*kPack=*/2, step);
+          aRegs[l][v] = valueOf(row, k0 + kk, 1);
+          auto [col, kb] = getMfmaOperandElement(l, v, /*kPack=*/2, step);
+          bRegs[l][v] = valueOf(k0 + kb, col, 2);
+        }
+      acc = simulateMfma<16>(bRegs, aRegs, acc);
     }
-  Registers d;
-  for (int l = 0; l < 64; ++l)
-    for (int r = 0; r < 4; ++r) {
-      int row = 4 * (l / 16) + r, col = l % 16;
-      double sum = c[l][r];
-      for (int k = 0; k < 32; ++k)
-        sum += srcA[row][k] * srcB[k][col];
-      d[l][r] = sum;
-    }
-  return d;
+  expectProduct(context, acc, k);
 }
 
 TEST_F(MfmaLayoutTest, Fp8OperandsComputeTheProduct) {
@@ -197,12 +182,10 @@ TEST_F(MfmaLayoutTest, Fp8OperandsComputeTheProduct) {
   // tile, K = 128, packed by 2 (one MFMA a block) and by 4 (two).
   for (int64_t kPack : {2, 4}) {
     const int64_t k = 128;
-    FragmentLayoutAttr cLayout =
-        makeMfmaAccumulatorLayout(&context, 16, 16, {1, 1});
     Registers acc{};
     for (int64_t k0 = 0; k0 < k; k0 += 16 * kPack)
       for (int64_t j = 0; j < kPack / 2; ++j) {
-        Registers8 aRegs, bRegs;
+        Operand<32> aRegs, bRegs;
         for (int l = 0; l < 64; ++l)
           for (int v = 0; v < 8; ++v) {
             auto [row, kk] =
@@ -212,19 +195,10 @@ TEST_F(MfmaLayoutTest, Fp8OperandsComputeTheProduct) {
                 getMfmaOperandElement(l, v % 4, kPack, 2 * j + v / 4);
             bRegs[l][v] = valueOf(k0 + kb, col, 2);
           }
-        acc = simulateMfma16x16x32(bRegs, aRegs, acc);
+        acc = simulateMfma<32>(bRegs, aRegs, acc);
       }
-    for (int l = 0; l < 64; ++l)
-      for (int r = 0; r < 4; ++r) {
-        auto element = cLayout.applyInverse(l, r);
-        ASSERT_TRUE(element.has_value());
-        int64_t i = (*element)[0], j = (*element)[1];
-        double want = 0;
-        for (int64_t kk = 0; kk < k; ++kk)
-          want += valueOf(i, kk, 1) * valueOf(kk, j, 2);
-        EXPECT_EQ(acc[l][r], want)
-            << "C[" << i << "][" << j << "], kPack " << kPack;
-      }
+    SCOPED_TRACE("kPack " + std::to_string(kPack));
+    expectProduct(context, acc, k);
   }
 }
 

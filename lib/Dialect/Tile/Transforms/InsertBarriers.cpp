@@ -11,7 +11,6 @@
 #include "tilec/Dialect/Tile/Transforms/Utils.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -52,16 +51,23 @@ struct Accesses {
   }
 };
 
+/// The buffer `def` (a subview or memory-space cast) views, or null.
+Value viewedBuffer(Operation *def) {
+  if (auto subview = dyn_cast<memref::SubViewOp>(def))
+    return subview.getSource();
+  if (auto cast = dyn_cast<memref::MemorySpaceCastOp>(def))
+    return cast.getSource();
+  return Value();
+}
+
 /// The shared buffer that `view` (a subview or cast of one, such as a
 /// pipeline stage) is part of.
 Value rootBuffer(Value view) {
   while (Operation *def = view.getDefiningOp()) {
-    if (auto subview = dyn_cast<memref::SubViewOp>(def))
-      view = subview.getSource();
-    else if (auto cast = dyn_cast<memref::MemorySpaceCastOp>(def))
-      view = cast.getSource();
-    else
+    Value viewed = viewedBuffer(def);
+    if (!viewed)
       break;
+    view = viewed;
   }
   return view;
 }
@@ -71,12 +77,9 @@ bool isFilledAhead(Value view) {
   while (Operation *def = view.getDefiningOp()) {
     if (def->hasAttr(kFilledAheadAttr))
       return true;
-    if (auto subview = dyn_cast<memref::SubViewOp>(def))
-      view = subview.getSource();
-    else if (auto cast = dyn_cast<memref::MemorySpaceCastOp>(def))
-      view = cast.getSource();
-    else
-      break;
+    view = viewedBuffer(def);
+    if (!view)
+      return false;
   }
   return false;
 }
@@ -134,11 +137,7 @@ bool readsThroughAsyncProxy(Operation *op, bool gemmsAreAsync) {
 void insertBarrierBefore(Operation *op, bool proxyFences) {
   OpBuilder b(op);
   if (readsThroughAsyncProxy(op, proxyFences))
-    NVVM::FenceProxyOp::create(
-        b, op->getLoc(),
-        NVVM::ProxyKindAttr::get(b.getContext(), NVVM::ProxyKind::async_shared),
-        NVVM::SharedSpaceAttr::get(b.getContext(),
-                                   NVVM::SharedSpace::shared_cta));
+    emitAsyncProxyFence(b, op->getLoc());
   gpu::BarrierOp::create(b, op->getLoc());
 }
 

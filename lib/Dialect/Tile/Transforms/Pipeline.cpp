@@ -409,12 +409,7 @@ void LoopPipeliner::run() {
     // cp.async writes through the generic proxy; wgmma reads through the
     // async one.
     if (proxyFence)
-      NVVM::FenceProxyOp::create(
-          b, loc,
-          NVVM::ProxyKindAttr::get(b.getContext(),
-                                   NVVM::ProxyKind::async_shared),
-          NVVM::SharedSpaceAttr::get(b.getContext(),
-                                     NVVM::SharedSpace::shared_cta));
+      emitAsyncProxyFence(b, loc);
     gpu::BarrierOp::create(b, loc);
   }
   Value iteration = arith::SubIOp::create(b, loc, loop.getInductionVar(),
@@ -564,12 +559,7 @@ void LoopPipeliner::runThroughRegisters() {
     }
     // wgmma reads the stores through the async proxy.
     if (proxyFence)
-      NVVM::FenceProxyOp::create(
-          b, loc,
-          NVVM::ProxyKindAttr::get(b.getContext(),
-                                   NVVM::ProxyKind::async_shared),
-          NVVM::SharedSpaceAttr::get(b.getContext(),
-                                     NVVM::SharedSpace::shared_cta));
+      emitAsyncProxyFence(b, loc);
     gpu::BarrierOp::create(b, loc);
   }
   useStages(b, loc, current);
