@@ -418,7 +418,7 @@ KernelDistributor::runWidth(ParallelOp loop, ArrayRef<bool> anyThread,
     maxWidth = maxWidth ? std::min(maxWidth, limit) : limit;
   });
   int64_t slots = layout.getSlots();
-  for (int64_t width = std::min<int64_t>(maxWidth, 8); width > 1; width /= 2) {
+  for (int64_t width = maxWidth; width > 1; width /= 2) {
     if (slots % width != 0 || extents.back() % width != 0)
       continue;
     bool ok = true;
