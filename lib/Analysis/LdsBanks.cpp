@@ -154,6 +154,8 @@ SwizzleAttr tilec::chooseMfmaSharedSwizzle(MLIRContext *context,
     if (fits(preferred))
       candidates.push_back(preferred);
   candidates.push_back(SwizzleAttr());
+  // These fit: their period divides the tile's elements, and 16 the
+  // columns.
   unsigned offsetBits = llvm::countr_zero(uint64_t(elements));
   for (unsigned bits = 1; bits <= 3; ++bits)
     for (unsigned shift = bits; base + shift + bits <= offsetBits; ++shift)
@@ -162,8 +164,6 @@ SwizzleAttr tilec::chooseMfmaSharedSwizzle(MLIRContext *context,
   SwizzleAttr best;
   int64_t bestCycles = INT64_MAX;
   for (SwizzleAttr swizzle : candidates) {
-    if (swizzle && !fits(swizzle))
-      continue;
     int64_t cycles =
         countMfmaReadCycles(tile, swizzle) + countTileFillCycles(tile, swizzle);
     if (cycles < bestCycles) {

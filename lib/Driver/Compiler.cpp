@@ -343,8 +343,7 @@ FailureOr<std::string> cTypeOf(Type type) {
     return std::string("double");
   if (type.isF16() || type.isBF16())
     return std::string("uint16_t");
-  if (isa<Float8E4M3FNType, Float8E5M2Type, Float8E4M3FNUZType,
-          Float8E5M2FNUZType>(type))
+  if (tile::isOcpFp8Type(type) || tile::isFnuzFp8Type(type))
     return std::string("uint8_t");
   if (auto integer = dyn_cast<IntegerType>(type)) {
     switch (integer.getWidth()) {

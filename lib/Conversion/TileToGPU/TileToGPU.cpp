@@ -174,16 +174,8 @@ LogicalResult KernelOutliner::planSharedMemory(gpu::GPUFuncOp gpuFunc) {
         gpu::DynamicSharedMemoryOp::create(b, gpuFunc.getLoc(), bytesType);
     for (AllocSharedOp alloc : allocs) {
       MemRefType type = alloc.getType();
-      int64_t elementBytes = llvm::divideCeil(type.getElementTypeBitWidth(), 8);
-      int64_t bytes = type.getNumElements() * elementBytes;
-      int64_t alignment = kSharedAlignment;
-      if (SharedLayoutAttr layout = alloc.getLayoutAttr())
-        if (SwizzleAttr swizzle = layout.getSwizzle())
-          alignment =
-              std::max<int64_t>(alignment, elementBytes << (swizzle.getBase() +
-                                                            swizzle.getShift() +
-                                                            swizzle.getBits()));
-      offset = llvm::alignTo(offset, alignment);
+      int64_t bytes = getSharedBytes(alloc);
+      offset = llvm::alignTo(offset, getSharedAlignment(alloc));
       OpBuilder ab(alloc);
       Value start = arith::ConstantIndexOp::create(ab, alloc.getLoc(), offset);
       auto viewType = MemRefType::get(

@@ -557,20 +557,36 @@ LogicalResult TensorMapOp::verify() {
 // GemmOp
 //===----------------------------------------------------------------------===//
 
-/// The 8-bit float formats of OCP (NVIDIA's and gfx950's) and the FNUZ
-/// ones of gfx942's matrix cores.
-static bool isOcpFp8(Type type) {
+bool tilec::tile::isOcpFp8Type(Type type) {
   return isa<Float8E4M3FNType, Float8E5M2Type>(type);
 }
-static bool isFnuzFp8(Type type) {
+
+bool tilec::tile::isFnuzFp8Type(Type type) {
   return isa<Float8E4M3FNUZType, Float8E5M2FNUZType>(type);
+}
+
+int64_t tilec::tile::getSharedBytes(AllocSharedOp alloc) {
+  MemRefType type = alloc.getType();
+  return type.getNumElements() *
+         llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+}
+
+int64_t tilec::tile::getSharedAlignment(AllocSharedOp alloc) {
+  int64_t alignment = kSharedAlignment;
+  if (SharedLayoutAttr layout = alloc.getLayoutAttr())
+    if (SwizzleAttr swizzle = layout.getSwizzle())
+      alignment = std::max<int64_t>(
+          alignment,
+          llvm::divideCeil(alloc.getType().getElementTypeBitWidth(), 8)
+              << (swizzle.getBase() + swizzle.getShift() + swizzle.getBits()));
+  return alignment;
 }
 
 /// Whether a gemm with operands of type `ab` may accumulate into `c`.
 static bool isValidAccumulator(Type ab, Type c) {
   if (ab.isF16())
     return c.isF16() || c.isF32();
-  if (ab.isBF16() || ab.isF32() || isOcpFp8(ab) || isFnuzFp8(ab))
+  if (ab.isBF16() || ab.isF32() || isOcpFp8Type(ab) || isFnuzFp8Type(ab))
     return c.isF32();
   if (ab.isInteger(8))
     return c.isInteger(32);
@@ -623,8 +639,8 @@ LogicalResult GemmOp::verify() {
                          << " but A x B is " << m << "x" << n;
 
   Type aElem = aType.getElementType(), bElem = bType.getElementType();
-  bool bothFp8 = (isOcpFp8(aElem) && isOcpFp8(bElem)) ||
-                 (isFnuzFp8(aElem) && isFnuzFp8(bElem));
+  bool bothFp8 = (isOcpFp8Type(aElem) && isOcpFp8Type(bElem)) ||
+                 (isFnuzFp8Type(aElem) && isFnuzFp8Type(bElem));
   if (aElem != bElem && !bothFp8)
     return emitOpError() << "A holds " << aElem << " but B holds " << bElem
                          << "; the operands must have the same element type";

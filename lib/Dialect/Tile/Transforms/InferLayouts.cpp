@@ -92,17 +92,13 @@ std::optional<std::string> whyNotMfmaFp8(GemmOp gemm, bool mfmaFp8) {
     return cast<MemRefType>(v.getType()).getElementType();
   };
   Type a = elementOf(gemm.getA()), b = elementOf(gemm.getB());
-  auto isOcp = [](Type t) { return isa<Float8E4M3FNType, Float8E5M2Type>(t); };
-  auto isFnuz = [](Type t) {
-    return isa<Float8E4M3FNUZType, Float8E5M2FNUZType>(t);
-  };
-  if (isOcp(a) || isOcp(b))
+  if (isOcpFp8Type(a) || isOcpFp8Type(b))
     return std::string(mfmaFp8 ? "this chip's matrix cores take the FNUZ "
                                  "8-bit floats (float8_e4m3fnuz, "
                                  "float8_e5m2fnuz), not OCP's"
                                : "this chip's matrix cores take no 8-bit "
                                  "floats");
-  if (!isFnuz(a) || !isFnuz(b))
+  if (!isFnuzFp8Type(a) || !isFnuzFp8Type(b))
     return std::nullopt;
   if (!mfmaFp8)
     return std::string("this chip's matrix cores take no 8-bit floats "

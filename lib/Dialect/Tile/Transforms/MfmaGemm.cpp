@@ -30,10 +30,6 @@ using namespace mlir;
 using namespace tilec;
 using namespace tilec::tile;
 
-static bool isFnuzFp8(Type type) {
-  return isa<Float8E4M3FNUZType, Float8E5M2FNUZType>(type);
-}
-
 /// The extent of K in `gemm`.
 static int64_t getK(GemmOp gemm) {
   return cast<MemRefType>(gemm.getA().getType())
@@ -44,7 +40,7 @@ bool tilec::tile::isMfmaFp8Gemm(GemmOp gemm) {
   Type a = cast<MemRefType>(gemm.getA().getType()).getElementType();
   Type b = cast<MemRefType>(gemm.getB().getType()).getElementType();
   Type c = cast<MemRefType>(gemm.getC().getType()).getElementType();
-  return isFnuzFp8(a) && isFnuzFp8(b) && c.isF32() &&
+  return isFnuzFp8Type(a) && isFnuzFp8Type(b) && c.isF32() &&
          isInScope(gemm.getA().getType(), MemoryScope::Shared) &&
          isInScope(gemm.getB().getType(), MemoryScope::Shared) &&
          getK(gemm) % 32 == 0;

@@ -453,27 +453,24 @@ void LoopPipeliner::runThroughRegisters() {
   if (!findProducers(fillsWholeBuffer))
     return;
   // A second stage of every tile must fit beside the kernel's other
-  // buffers; a loop that would not fit keeps one stage and runs as written.
+  // buffers, laid out as tile-to-gpu will; a loop that would not fit keeps
+  // one stage and runs as written.
   if (sharedMemoryLimit > 0) {
-    auto bytes = [](AllocSharedOp alloc) {
-      MemRefType type = alloc.getType();
-      if (!type.hasStaticShape())
-        return int64_t(0);
-      return type.getNumElements() * type.getElementTypeBitWidth() / 8;
-    };
-    int64_t total = 0, extra = 0;
     Operation *scope = loop->getParentOfType<KernelOp>();
     if (!scope)
       scope = loop->getParentOfType<func::FuncOp>();
-    scope->walk([&](AllocSharedOp alloc) { total += bytes(alloc); });
-    for (Producer &producer : producers)
-      extra += bytes(producer.buffer);
-    if (total + extra > sharedMemoryLimit) {
+    int64_t total = 0;
+    scope->walk([&](AllocSharedOp alloc) {
+      bool staged = llvm::any_of(
+          producers, [&](Producer &p) { return p.buffer == alloc; });
+      total = llvm::alignTo(total, getSharedAlignment(alloc)) +
+              getSharedBytes(alloc) * (staged ? 2 : 1);
+    });
+    if (total > sharedMemoryLimit) {
       loop.emitWarning()
           << "T.Pipelined runs unpipelined: a second stage of its tiles "
              "would take the shared memory to "
-          << total + extra << " bytes, more than the target's "
-          << sharedMemoryLimit;
+          << total << " bytes, more than the target's " << sharedMemoryLimit;
       return;
     }
   }
@@ -483,8 +480,8 @@ void LoopPipeliner::runThroughRegisters() {
   auto index = [&](OpBuilder &ob, int64_t v) -> Value {
     return arith::ConstantIndexOp::create(ob, loc, v);
   };
-  // Clones the producers' operands for iteration `k` and returns, for
-  // each, its copy from global memory, its destination mapped to `dest`.
+  // Clones, for iteration `k`, each producer's operands and its copy from
+  // global memory, its destination mapped to `dest`.
   auto cloneCopies = [&](OpBuilder &ob, Value k,
                          function_ref<Value(Producer &)> dest) {
     for (Producer &producer : producers) {

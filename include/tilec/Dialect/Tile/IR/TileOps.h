@@ -42,6 +42,12 @@ reshapeTensorArgument(mlir::OpBuilder &builder, mlir::FunctionOpInterface func,
 /// Fails with a diagnostic unless `op` is nested in a `tile.kernel`.
 mlir::LogicalResult verifyInKernel(mlir::Operation *op);
 
+/// The 8-bit float formats of OCP (NVIDIA's, gfx950's): f8E4M3FN, f8E5M2.
+bool isOcpFp8Type(mlir::Type type);
+/// The FNUZ 8-bit float formats of gfx942's matrix cores: f8E4M3FNUZ,
+/// f8E5M2FNUZ.
+bool isFnuzFp8Type(mlir::Type type);
+
 namespace OpTrait {
 /// The op runs on the threads of a block, so it must be inside a kernel.
 template <typename ConcreteType>
@@ -56,5 +62,13 @@ public:
 
 #define GET_OP_CLASSES
 #include "tilec/Dialect/Tile/IR/TileOps.h.inc"
+
+namespace tilec::tile {
+/// The bytes of `alloc`'s buffer.
+int64_t getSharedBytes(AllocSharedOp alloc);
+/// The alignment, in bytes, at which `alloc`'s buffer starts:
+/// kSharedAlignment, or its swizzle's period if that is larger.
+int64_t getSharedAlignment(AllocSharedOp alloc);
+} // namespace tilec::tile
 
 #endif // TILEC_DIALECT_TILE_IR_TILEOPS_H
