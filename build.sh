@@ -33,7 +33,7 @@ if ((${#missing[@]})); then
 fi
 
 if [[ ! -x /usr/local/cuda/bin/ptxas ]]; then
-  echo "build.sh: note: no CUDA toolkit at /usr/local/cuda; NVIDIA binaries" \
+  echo "build.sh: note: no CUDA toolkit at /usr/local/cuda; NVIDIA code" \
        "will not be produced" >&2
 fi
 
@@ -47,8 +47,9 @@ if [[ -x /usr/local/cuda/bin/ptxas ]]; then
   echo "build.sh: built build/bin/tilec; compiled examples/gemm.tile to" \
        "build/examples/gemm.cubin and build/examples/gemm.h"
 else
+  # PTX needs the toolkit's libdevice too; the LLVM dialect needs nothing.
   build/bin/tilec examples/gemm.tile -D M=4096 -D N=4096 -D K=4096 \
-    -o build/examples/gemm.ptx
+    --emit=llvm -o build/examples/gemm.mlir
   echo "build.sh: built build/bin/tilec; compiled examples/gemm.tile to" \
-       "build/examples/gemm.ptx (no ptxas, so no cubin)"
+       "build/examples/gemm.mlir (no CUDA toolkit, so no PTX or cubin)"
 fi

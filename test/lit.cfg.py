@@ -60,6 +60,7 @@ ptxas = os.path.join(cuda_path, "bin", "ptxas")
 if os.access(ptxas, os.X_OK):
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", ptxas))
+    config.substitutions.append(("%cuda_path", cuda_path))
     config.substitutions.append(("%cuda_include", os.path.join(cuda_path, "include")))
 rocm_bitcode = os.path.join(config.tilec_obj_root, "lib", "tilec", "rocm", "amdgcn", "bitcode", "ocml.bc")
 if os.path.exists(rocm_bitcode):
@@ -67,3 +68,16 @@ if os.path.exists(rocm_bitcode):
 # Debian's HIP headers, to compile the headers of AMD targets against.
 if os.path.exists("/usr/include/hip/hip_runtime_api.h") and shutil.which("cc"):
     config.available_features.add("hip")
+
+# Device files for the tests of special outputs: mknod needs privileges.
+import stat
+import tempfile
+with tempfile.TemporaryDirectory() as scratch:
+    try:
+        os.mknod(os.path.join(scratch, "null"), 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+        config.available_features.add("mknod")
+    except OSError:
+        pass
+# Permissions bind only users other than root.
+if hasattr(os, "geteuid") and os.geteuid() != 0:
+    config.available_features.add("non-root")

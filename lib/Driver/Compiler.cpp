@@ -158,6 +158,16 @@ addSerialization(PassManager &pm, const CompileOptions &options, bool binary) {
                  << "; give one with --rocm-path\n";
     return failure();
   }
+  // MLIR's serializer reports a missing libdevice but goes on, leaving
+  // calls to its functions unresolved in the PTX.
+  if (options.target->isNVIDIA() &&
+      !llvm::sys::fs::is_regular_file(toolkit +
+                                      "/nvvm/libdevice/libdevice.10.bc")) {
+    llvm::errs() << "tilec: error: no CUDA toolkit at '" << toolkit
+                 << "' (it has no nvvm/libdevice/libdevice.10.bc); give one "
+                    "with --cuda-path or $CUDA_PATH\n";
+    return failure();
+  }
   if (options.target->isNVIDIA() && binary &&
       !llvm::sys::fs::exists(toolkit + "/bin/ptxas")) {
     llvm::errs() << "tilec: error: no ptxas in the CUDA toolkit at '" << toolkit

@@ -9,7 +9,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "tilec/Driver/Compiler.h"
+#include "tilec/Driver/Files.h"
 #include "tilec/Driver/InternalErrors.h"
+#include "tilec/Driver/Temporaries.h"
 #include "tilec/Frontend/MLIRGen.h"
 #include "tilec/InitTilec.h"
 #include "tilec/Target/HeaderGen.h"
@@ -86,12 +88,6 @@ enum class Emit {
   VerifyOnly
 };
 
-/// A file to write once everything has succeeded.
-struct Artifact {
-  std::string path;
-  std::string contents;
-};
-
 struct Job {
   Emit emit;
   /// One per --arch; several only for header output.
@@ -105,6 +101,12 @@ struct Job {
   /// A fault for tilec-test-inject-fault to inject, if any.
   std::string injectFault;
 };
+
+/// The faults --debug-inject-fault injects: in a pass, or in the commit of
+/// the outputs.
+constexpr llvm::StringLiteral kPassFaults[] = {"invalid-ir", "silent-failure",
+                                               "reported", "crash"};
+constexpr llvm::StringLiteral kInterruptAtCommit = "interrupt-at-commit";
 
 } // namespace
 
@@ -195,7 +197,7 @@ static mlir::LogicalResult compileForTargets(
 static mlir::LogicalResult compileHostModule(
     mlir::ModuleOp module, const Job &job,
     llvm::function_ref<mlir::LogicalResult(mlir::PassManager &)> configure,
-    llvm::raw_ostream &os, std::vector<Artifact> &artifacts) {
+    llvm::raw_ostream &os, std::optional<std::string> &headerText) {
   const CompileOptions &options = job.targets.front();
   mlir::FailureOr<ModuleInfo> info =
       describeHostKernels(module, job.prefix, job.sourceName);
@@ -225,23 +227,24 @@ static mlir::LogicalResult compileHostModule(
     return mlir::failure();
   os << *object;
   if (job.emit == Emit::Binary)
-    artifacts.push_back({job.headerPath, std::move(header)});
+    headerText = std::move(header);
   return mlir::success();
 }
 
 /// Internal errors end the run at once: the IR can no longer be trusted, and
 /// no output has been written yet.
 [[noreturn]] static void exitAfterInternalError() {
+  removePrivateTemporaryFolder();
   llvm::errs().flush();
   std::_Exit(2);
 }
 
 /// Compiles one buffer (a file, or one part of a split file). Text results
-/// go to `os`; a binary and its header are added to `artifacts`.
+/// and binaries go to `os`, the header beside a binary to `headerText`.
 static mlir::LogicalResult
 compileBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer, const Job &job,
               bool verifyDiagnostics, llvm::raw_ostream &os,
-              std::vector<Artifact> &artifacts) {
+              std::optional<std::string> &headerText) {
   mlir::DialectRegistry registry;
   registerDialects(registry);
   // One thread: internal-error checks and crash reports follow the passes
@@ -282,7 +285,7 @@ compileBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer, const Job &job,
       return mlir::success();
     }
     if (job.targets.front().target->isHost())
-      return compileHostModule(*module, job, configure, os, artifacts);
+      return compileHostModule(*module, job, configure, os, headerText);
 
     if (job.targets.size() > 1)
       return compileForTargets(*module, job, configure, os);
@@ -342,64 +345,28 @@ compileBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer, const Job &job,
     }
     if (job.emit == Emit::Binary)
       os << *object;
-    artifacts.push_back({job.headerPath, std::move(header)});
+    headerText = std::move(header);
     return mlir::success();
   };
 
   if (!verifyDiagnostics) {
     mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context);
-    return run();
+    // An error fails the run even where the code that reported it went on
+    // (MLIR's serializers do).
+    bool reportedError = false;
+    mlir::DiagnosticEngine::HandlerID counter =
+        context.getDiagEngine().registerHandler([&](mlir::Diagnostic &diag) {
+          if (diag.getSeverity() == mlir::DiagnosticSeverity::Error)
+            reportedError = true;
+          return mlir::failure();
+        });
+    mlir::LogicalResult result = run();
+    context.getDiagEngine().eraseHandler(counter);
+    return mlir::failure(mlir::failed(result) || reportedError);
   }
   mlir::SourceMgrDiagnosticVerifierHandler handler(sourceMgr, &context);
   (void)run();
   return handler.verify();
-}
-
-/// Writes every artifact, or none: each goes to a temporary file first.
-static bool writeArtifacts(const std::vector<Artifact> &artifacts) {
-  std::vector<llvm::sys::fs::TempFile> temps;
-  auto discardAll = [&] {
-    for (llvm::sys::fs::TempFile &temp : temps)
-      llvm::consumeError(temp.discard());
-  };
-  for (const Artifact &artifact : artifacts) {
-    if (artifact.path == "-") {
-      llvm::outs() << artifact.contents;
-      continue;
-    }
-    llvm::Expected<llvm::sys::fs::TempFile> temp =
-        llvm::sys::fs::TempFile::create(artifact.path + ".tmp%%%%%%");
-    if (!temp) {
-      llvm::errs() << "tilec: error: cannot write '" << artifact.path
-                   << "': " << llvm::toString(temp.takeError()) << "\n";
-      discardAll();
-      return false;
-    }
-    llvm::raw_fd_ostream os(temp->FD, /*shouldClose=*/false);
-    os << artifact.contents;
-    os.flush();
-    temps.push_back(std::move(*temp));
-    if (os.has_error()) {
-      llvm::errs() << "tilec: error: cannot write '" << artifact.path
-                   << "': " << os.error().message() << "\n";
-      os.clear_error();
-      discardAll();
-      return false;
-    }
-  }
-  size_t next = 0;
-  for (const Artifact &artifact : artifacts) {
-    if (artifact.path == "-")
-      continue;
-    if (llvm::Error error = temps[next++].keep(artifact.path)) {
-      llvm::errs() << "tilec: error: cannot write '" << artifact.path
-                   << "': " << llvm::toString(std::move(error)) << "\n";
-      for (; next < temps.size(); ++next)
-        llvm::consumeError(temps[next].discard());
-      return false;
-    }
-  }
-  return true;
 }
 
 /// A path as Make and Ninja read it in a depfile.
@@ -418,14 +385,14 @@ static std::string escapeForDepfile(llvm::StringRef path) {
 /// The depfile of a run: every file written depends on every file read
 /// (the input; .tile files include nothing).
 static std::string makeDepfile(const Options &options,
-                               const std::vector<Artifact> &artifacts) {
+                               llvm::ArrayRef<std::string> written) {
   std::string text;
-  for (const Artifact &artifact : artifacts) {
-    if (artifact.path == "-")
+  for (const std::string &path : written) {
+    if (path == "-")
       continue;
     if (!text.empty())
       text += " ";
-    text += escapeForDepfile(artifact.path);
+    text += escapeForDepfile(path);
   }
   text += ":";
   if (options.input != "-")
@@ -556,7 +523,8 @@ static int compile(const Options &options, const char *argv0) {
     job.targets.push_back(compile);
   }
   job.import.kernel = options.kernel;
-  job.injectFault = options.injectFault;
+  if (options.injectFault != kInterruptAtCommit)
+    job.injectFault = options.injectFault;
   job.sourceName = llvm::sys::path::filename(options.input).str();
   job.prefix =
       prefixFor(options.output != "-" ? options.output : options.input);
@@ -609,45 +577,71 @@ static int compile(const Options &options, const char *argv0) {
       job.headerPath = std::string(path);
     }
   }
-
-  auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(options.input,
-                                                   /*IsText=*/true);
-  if (std::error_code error = buffer.getError()) {
-    llvm::errs() << "tilec: error: cannot read '" << options.input
-                 << "': " << error.message() << "\n";
+  if (!options.header.empty() && job.headerPath.empty()) {
+    llvm::errs() << "tilec: error: --header goes with a binary (-o "
+                    "FILE.cubin, FILE.hsaco or FILE.o) or with PTX; this run "
+                    "writes neither\n";
     return 1;
   }
 
-  // Nothing is written unless everything succeeded.
+  // Every destination is checked before any work, and written only when
+  // everything has succeeded.
+  OutputFiles outputs;
+  std::vector<std::string> written = {options.output};
+  outputs.add(options.output, "output");
+  if (!job.headerPath.empty()) {
+    outputs.add(job.headerPath, "header");
+    written.push_back(job.headerPath);
+  }
+  if (!options.depfile.empty())
+    outputs.add(options.depfile, "depfile");
+  if (!outputs.check(options.input, llvm::errs()))
+    return 1;
+  std::unique_ptr<llvm::MemoryBuffer> buffer =
+      readInputFile(options.input, llvm::errs());
+  if (!buffer || !enterPrivateTemporaryFolder(llvm::errs()))
+    return 1;
+
   std::string result;
   llvm::raw_string_ostream os(result);
-  std::vector<Artifact> artifacts;
+  std::optional<std::string> headerText;
   auto process = [&](std::unique_ptr<llvm::MemoryBuffer> chunk,
                      llvm::raw_ostream &chunkOs) {
     return compileBuffer(std::move(chunk), job, options.verifyDiagnostics,
-                         chunkOs, artifacts);
+                         chunkOs, headerText);
   };
   if (mlir::failed(mlir::splitAndProcessBuffer(
-          std::move(*buffer), process, os,
+          std::move(buffer), process, os,
           options.splitInputFile ? "# -----" : "", "# -----")))
     return 1;
-  artifacts.insert(artifacts.begin(), {options.output, std::move(result)});
+  std::vector<std::string> contents = {std::move(result)};
+  if (!job.headerPath.empty())
+    contents.push_back(headerText.value_or(""));
   if (!options.depfile.empty())
-    artifacts.push_back({options.depfile, makeDepfile(options, artifacts)});
-  return writeArtifacts(artifacts) ? 0 : 1;
+    contents.push_back(makeDepfile(options, written));
+  return outputs.commit(contents, llvm::errs(),
+                        options.injectFault == kInterruptAtCommit
+                            ? CommitFault::InterruptBeforeRename
+                            : CommitFault::None)
+             ? 0
+             : 1;
 }
 
 /// Runs `compile`, turning a crash into an internal error with exit code 2
 /// (sanitizer builds let the sanitizers report it instead).
 static int compileSafely(const Options &options, const char *argv0) {
 #ifdef TILEC_SANITIZER_BUILD
-  return compile(options, argv0);
+  int status = compile(options, argv0);
+  removePrivateTemporaryFolder();
+  return status;
 #else
   llvm::CrashRecoveryContext::Enable();
   llvm::CrashRecoveryContext recovery;
   int status = 1;
-  if (recovery.RunSafely([&] { status = compile(options, argv0); }))
+  if (recovery.RunSafely([&] { status = compile(options, argv0); })) {
+    removePrivateTemporaryFolder();
     return status;
+  }
   std::string pass = getRunningPassName();
   llvm::errs() << "tilec: internal error: crashed"
                << (recovery.RetCode > 128
@@ -790,8 +784,8 @@ int main(int argc, char **argv) {
                "For tests: check the diagnostics against the file's "
                "'expected-error {{...}}' comments");
   app.add_option("--debug-inject-fault", options.injectFault,
-                 "For tilec's tests: invalid-ir, silent-failure, reported or "
-                 "crash")
+                 "For tilec's tests: invalid-ir, silent-failure, reported, "
+                 "crash or interrupt-at-commit")
       ->group("");
   app.footer("MLIR's --mlir-* options (--mlir-print-ir-after-all, "
              "--mlir-timing, --mlir-print-debuginfo, ...) are also accepted.");
@@ -831,10 +825,11 @@ int main(int argc, char **argv) {
   }
 
   llvm::StringRef fault = options.injectFault;
-  if (!fault.empty() && fault != "invalid-ir" && fault != "silent-failure" &&
-      fault != "reported" && fault != "crash") {
+  if (!fault.empty() && fault != kInterruptAtCommit &&
+      !llvm::is_contained(kPassFaults, fault)) {
     llvm::errs() << "tilec: error: --debug-inject-fault takes invalid-ir, "
-                    "silent-failure, reported or crash, not '"
+                    "silent-failure, reported, crash or interrupt-at-commit, "
+                    "not '"
                  << options.injectFault << "'\n";
     return 1;
   }
