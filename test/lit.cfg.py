@@ -74,7 +74,11 @@ import stat
 import tempfile
 with tempfile.TemporaryDirectory() as scratch:
     try:
-        os.mknod(os.path.join(scratch, "null"), 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+        device = os.path.join(scratch, "null")
+        os.mknod(device, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+        # A file system mounted nodev refuses to open it.
+        with open(device, "wb") as null:
+            null.write(b"x")
         config.available_features.add("mknod")
     except OSError:
         pass
