@@ -100,19 +100,27 @@ static void addTilePipeline(PassManager &pm, const CompileOptions &options) {
   pm.addPass(createCSEPass());
 }
 
-/// No backend takes 8-bit floats: their arithmetic is done in f32 and
-/// their conversions in integer arithmetic.
-static constexpr llvm::StringLiteral kExpandFp8 =
-    "arith-emulate-unsupported-floats{source-types=f8E4M3FN,f8E5M2,"
-    "f8E4M3FNUZ,f8E5M2FNUZ "
-    "target-type=f32},tilec-expand-fp8";
+/// No backend takes 8-bit floats: their arithmetic and math functions are
+/// done in f32 and their conversions in integer arithmetic. `mathTypes`
+/// are the float types besides f32 and f64 whose math functions the
+/// target computes itself; the others are computed in f32.
+static std::string expandFp8(llvm::StringRef mathTypes) {
+  std::string extraTypes =
+      mathTypes.empty() ? "" : ("extra-types=" + mathTypes + " ").str();
+  return "math-extend-to-supported-types{" + extraTypes +
+         "target-type=f32},"
+         "arith-emulate-unsupported-floats{source-types=f8E4M3FN,f8E5M2,"
+         "f8E4M3FNUZ,f8E5M2FNUZ target-type=f32},tilec-expand-fp8";
+}
 
 static LogicalResult addDevicePipeline(PassManager &pm,
                                        const CompileOptions &options) {
   const TargetInfo &target = *options.target;
   // Bounds checks that ranges prove unnecessary go first, so that the
   // accesses they guarded can be vectorized.
-  std::string common = std::string(kExpandFp8) +
+  // NVIDIA's libdevice calls take f16 and bfloat16 as they are; OCML has no
+  // bfloat16 functions.
+  std::string common = expandFp8(target.isNVIDIA() ? "f16,bf16" : "f16") +
                        ",expand-strided-metadata,lower-affine,"
                        "int-range-optimizations,"
                        "canonicalize,cse,"
@@ -128,7 +136,8 @@ static LogicalResult addDevicePipeline(PassManager &pm,
              (target.hasTma ? " features=+ptx80" : "") +
              (options.fastMath ? " fast=1 ftz=1" : "") + "}";
   } else {
-    lower = "convert-gpu-to-rocdl{chipset=" + target.name.str() +
+    lower = "tilec-convert-math-to-ocml{chipset=" + target.name.str() +
+            "},convert-gpu-to-rocdl{chipset=" + target.name.str() +
             " use-bare-ptr-memref-call-conv=1 index-bitwidth=32 runtime=HIP}";
     attach = "rocdl-attach-target{chip=" + target.name.str() + " O=" + opt +
              (options.fastMath ? " fast=1 unsafe-math=1" : "") +
@@ -210,9 +219,7 @@ static LogicalResult addHostLLVMPipeline(PassManager &pm,
   std::string pipeline =
       "func.func(arith-emulate-unsupported-floats{source-types=bf16 "
       "target-type=f32}," +
-      std::string(kExpandFp8) +
-      ",math-extend-to-supported-types{target-type=f32},"
-      "arith-expand{include-bf16=true}";
+      expandFp8("") + ",arith-expand{include-bf16=true}";
   if (options.fastMath)
     pipeline += ",tilec-fast-math{nvvm-ftz=0}";
   else if (options.contractFloat)
@@ -273,6 +280,21 @@ FailureOr<std::string> tilec::getCompiledObject(ModuleOp module) {
   for (auto binary : module.getOps<gpu::BinaryOp>())
     for (Attribute object : binary.getObjects())
       return cast<gpu::ObjectAttr>(object).getObject().getValue().str();
+  // Kernels that do nothing launch nothing, and nothing is compiled.
+  bool reported = false;
+  module.walk([&](func::FuncOp func) {
+    if (func.isDeclaration() ||
+        func.walk([](gpu::LaunchFuncOp) { return WalkResult::interrupt(); })
+            .wasInterrupted())
+      return;
+    func.emitError() << "kernel '" << func.getSymName()
+                     << "' has no work for the GPU: its T.Kernel block is "
+                        "missing or does nothing, so there is no code to "
+                        "compile";
+    reported = true;
+  });
+  if (reported)
+    return failure();
   return module.emitError() << "the module holds no compiled kernels";
 }
 

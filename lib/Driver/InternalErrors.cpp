@@ -28,6 +28,16 @@ static std::string getPassName(Pass *pass) {
   return (argument.empty() ? pass->getName() : argument).str();
 }
 
+/// Whether the pass named `name` checks the user's program and so may fail
+/// with an error about it. Every other pass works on code tilec generated.
+static bool checksUserProgram(StringRef name) {
+  return name.starts_with("tile-") || name.starts_with("convert-tile-to-");
+}
+
+static constexpr const char *kReportRequest =
+    "this is a bug in tilec: please report it with the input file and the "
+    "command line";
+
 /// The pass manager's own passes that run a nested pipeline on each child
 /// op; their nested passes have verified what they changed.
 static bool isNestingAdaptor(Pass *pass) {
@@ -44,14 +54,30 @@ public:
     // Counts the errors passes report, and lets every handler see them.
     errorCounter = context->getDiagEngine().registerHandler(
         [this](Diagnostic &diagnostic) {
-          if (diagnostic.getSeverity() == DiagnosticSeverity::Error) {
+          if (diagnostic.getSeverity() != DiagnosticSeverity::Error)
+            return failure();
+          // A pass that finds a bug in tilec (a layout it chose that loses
+          // elements, say) says so in the error's first words.
+          std::string message = diagnostic.str();
+          if (StringRef(message).starts_with("internal error:")) {
             ++errors;
-            // A pass that finds a bug in tilec (a layout it chose that
-            // loses elements, say) says so in the error's first words.
-            if (StringRef(diagnostic.str()).starts_with("internal error:"))
-              ++internalErrors;
+            ++internalErrors;
+            return failure();
           }
-          return failure();
+          if (runningPasses.empty() ||
+              checksUserProgram(runningPasses.back())) {
+            ++errors;
+            return failure();
+          }
+          // Reported again, as tilec's; this handler counts the new one.
+          InFlightDiagnostic internal =
+              emitError(diagnostic.getLocation())
+              << "internal error: pass '" << runningPasses.back()
+              << "' failed on the code tilec generated (" << message << "); "
+              << kReportRequest;
+          for (Diagnostic &note : diagnostic.getNotes())
+            internal.attachNote(note.getLocation()) << note.str();
+          return success();
         });
   }
 
@@ -87,10 +113,6 @@ public:
   }
 
 private:
-  static constexpr const char *kReportRequest =
-      "this is a bug in tilec: please report it with the input file and "
-      "the command line";
-
   void popPass() {
     runningPasses.pop_back();
     errorsBefore.pop_back();

@@ -1145,7 +1145,10 @@ static BuiltinObject::Handler minMax(bool isMax, std::string name) {
                           name + "() takes no keyword arguments");
     std::vector<Ref> operands;
     std::vector<SMLoc> locs;
-    if (call.args.size() == 1 && !isNumberLike(call.args.front())) {
+    if (call.args.size() == 1 && isNumberLike(call.args.front()))
+      return interp.error(call.loc, name + "() of one value: give two or more "
+                                           "values, or a sequence of them");
+    if (call.args.size() == 1) {
       // max(sequence)
       std::optional<std::vector<Ref>> items =
           iterate(interp, call.args.front(), call.argLocs.front());

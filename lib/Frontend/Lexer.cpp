@@ -66,11 +66,10 @@ static bool isIdentifierStart(char c) { return llvm::isAlpha(c) || c == '_'; }
 static bool isIdentifierChar(char c) { return llvm::isAlnum(c) || c == '_'; }
 
 Lexer::Lexer(TileSource &source) : source(source) {
-  StringRef buffer = source.getBuffer();
-  bufferStart = buffer.begin();
-  curPtr = bufferStart;
-  bufferEnd = buffer.end();
-  if (buffer.starts_with("\xEF\xBB\xBF"))
+  StringRef text = source.getText();
+  curPtr = text.begin();
+  bufferEnd = text.end();
+  if (text.starts_with("\xEF\xBB\xBF"))
     curPtr += 3;
 
   // Text with an encoding error is not lexed at all: anything said about it

@@ -203,11 +203,26 @@ std::string Interpreter::suggest(StringRef name,
 //===----------------------------------------------------------------------===//
 
 void Interpreter::parseDefines() {
+  if (options.defines.empty())
+    return;
+  // The -D options, one per line, so that an error in a value is shown with
+  // its option.
+  std::string commandLine;
+  for (const auto &[name, text] : options.defines)
+    commandLine += "-D " + name + "=" + text + "\n";
+  llvm::SourceMgr &sourceMgr = source.getSourceMgr();
+  unsigned id = sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(commandLine, "<command line>"),
+      SMLoc());
+  StringRef rest = sourceMgr.getMemoryBuffer(id)->getBuffer();
   for (const auto &[name, text] : options.defines) {
-    auto buffer = llvm::MemoryBuffer::getMemBufferCopy(text, "-D " + name);
-    llvm::SourceMgr &sourceMgr = source.getSourceMgr();
-    unsigned id = sourceMgr.AddNewSourceBuffer(std::move(buffer), SMLoc());
-    TileSource defineSource(sourceMgr, id, getContext());
+    // A value may hold a newline: each option is cut by its length.
+    StringRef option = rest.take_front(name.size() + text.size() + 4);
+    rest = rest.drop_front(option.size() + 1);
+    StringRef valueText = option.take_back(text.size());
+    TileSource defineSource(sourceMgr, id, getContext(), valueText);
+    mlir::Location loc =
+        defineSource.getLoc(SMLoc::getFromPointer(option.begin() + 3));
     Parser parser(defineSource);
     ExprPtr expr = parser.parseStandaloneExpression();
     source.addErrors(defineSource.getNumErrors());
@@ -228,9 +243,9 @@ void Interpreter::parseDefines() {
     }
     auto it = defines.find(name);
     if (it != defines.end())
-      it->second = Define{value, false};
+      it->second = Define{value, loc, false};
     else
-      defines.insert({StringRef(name), Define{value, false}});
+      defines.insert({StringRef(name), Define{value, loc, false}});
   }
 }
 
@@ -1437,9 +1452,7 @@ mlir::LogicalResult Interpreter::run(const Module &ast) {
   for (auto &[name, define] : defines) {
     if (define.used || source.hasErrors())
       continue;
-    getContext()->getDiagEngine().emit(
-        mlir::FileLineColLoc::get(getContext(), "-D " + name.str(), 1, 1),
-        mlir::DiagnosticSeverity::Warning)
+    mlir::emitWarning(define.loc)
         << "-D " << name
         << " is not used: no module constant, kernel parameter or T.const "
            "has that name";

@@ -10,9 +10,34 @@
 
 using namespace tilec::frontend;
 
+std::unique_ptr<llvm::MemoryBuffer> tilec::frontend::normalizeSourceText(
+    std::unique_ptr<llvm::MemoryBuffer> buffer) {
+  llvm::StringRef text = buffer->getBuffer();
+  bool byteOrderMark = text.starts_with("\xEF\xBB\xBF");
+  if (!byteOrderMark && !text.contains('\r'))
+    return buffer;
+  if (byteOrderMark)
+    text = text.drop_front(3);
+  std::string normalized;
+  normalized.reserve(text.size());
+  for (size_t i = 0, e = text.size(); i != e; ++i) {
+    if (text[i] != '\r') {
+      normalized += text[i];
+      continue;
+    }
+    normalized += '\n';
+    if (i + 1 != e && text[i + 1] == '\n')
+      ++i;
+  }
+  return llvm::MemoryBuffer::getMemBufferCopy(normalized,
+                                              buffer->getBufferIdentifier());
+}
+
 TileSource::TileSource(llvm::SourceMgr &sourceMgr, unsigned bufferId,
-                       mlir::MLIRContext *context)
-    : sourceMgr(sourceMgr), bufferId(bufferId), context(context) {
+                       mlir::MLIRContext *context,
+                       std::optional<llvm::StringRef> text)
+    : sourceMgr(sourceMgr), bufferId(bufferId), context(context),
+      text(text.value_or(sourceMgr.getMemoryBuffer(bufferId)->getBuffer())) {
   fileName = mlir::StringAttr::get(
       context, sourceMgr.getMemoryBuffer(bufferId)->getBufferIdentifier());
 }

@@ -32,12 +32,16 @@ struct TestInjectFaultPass
                             "bug in tilec: please report it with the input "
                             "file and the command line";
       signalPassFailure();
+    } else if (kind == "generated-code-error") {
+      // What an upstream conversion says of code it cannot lower.
+      module.emitError() << "an injected error about generated code";
+      signalPassFailure();
     } else if (kind == "crash") {
       __builtin_trap();
     } else {
-      module.emitError()
-          << "unknown fault kind '" << kind
-          << "'; expected invalid-ir, silent-failure, reported or crash";
+      module.emitError() << "unknown fault kind '" << kind
+                         << "'; expected invalid-ir, silent-failure, reported, "
+                            "generated-code-error or crash";
       signalPassFailure();
     }
   }

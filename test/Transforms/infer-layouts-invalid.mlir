@@ -95,3 +95,19 @@ func.func @accumulator_as_a() {
   }
   return
 }
+
+// -----
+
+// Only tensor cores take A from registers, and only as 16-bit floats: a
+// gemm of f32 operands has no layout for an A fragment.
+func.func @f32_a_in_registers() {
+  %c1 = arith.constant 1 : index
+  tile.kernel blocks(%bx) in (%c1) threads(128) {
+    %a = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    %b = tile.alloc_shared : memref<64x64xf32, #tile.shared>
+    %c = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    // expected-error@+1 {{T.gemm with A in registers runs only on tensor cores: f16 or bf16 operands, in whole 16x8 warp tiles on NVIDIA or 16x16 wave tiles on AMD gfx90a and gfx942; this gemm, of f32 operands, does not, so tilec has no layout for its A: stage A in shared memory (T.alloc_shared and T.copy) instead}}
+    tile.gemm %a, %b, %c : memref<64x64xf32, #tile.fragment>, memref<64x64xf32, #tile.shared>, memref<64x64xf32, #tile.fragment>
+  }
+  return
+}

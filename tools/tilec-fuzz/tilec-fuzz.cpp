@@ -15,6 +15,7 @@
 #include "tilec/Driver/Compiler.h"
 #include "tilec/Driver/InternalErrors.h"
 #include "tilec/Frontend/MLIRGen.h"
+#include "tilec/Frontend/Source.h"
 #include "tilec/InitTilec.h"
 #include "tilec/Target/HeaderGen.h"
 
@@ -83,7 +84,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   context.printOpOnDiagnostic(false);
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(
-      llvm::MemoryBuffer::getMemBufferCopy(text, "input.tile"), llvm::SMLoc());
+      frontend::normalizeSourceText(
+          llvm::MemoryBuffer::getMemBufferCopy(text, "input.tile")),
+      llvm::SMLoc());
 
   unsigned errors = 0;
   ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diagnostic) {

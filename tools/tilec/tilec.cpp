@@ -11,8 +11,10 @@
 #include "tilec/Driver/Compiler.h"
 #include "tilec/Driver/Files.h"
 #include "tilec/Driver/InternalErrors.h"
+#include "tilec/Driver/SourceDiagnostics.h"
 #include "tilec/Driver/Temporaries.h"
 #include "tilec/Frontend/MLIRGen.h"
+#include "tilec/Frontend/Source.h"
 #include "tilec/InitTilec.h"
 #include "tilec/Target/HeaderGen.h"
 #include "tilec/Target/HostObject.h"
@@ -105,7 +107,8 @@ struct Job {
 /// The faults --debug-inject-fault injects: in a pass, or in the commit of
 /// the outputs.
 constexpr llvm::StringLiteral kPassFaults[] = {"invalid-ir", "silent-failure",
-                                               "reported", "crash"};
+                                               "reported",
+                                               "generated-code-error", "crash"};
 constexpr llvm::StringLiteral kInterruptAtCommit = "interrupt-at-commit";
 
 } // namespace
@@ -350,7 +353,7 @@ compileBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer, const Job &job,
   };
 
   if (!verifyDiagnostics) {
-    mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+    SourceDiagnosticPrinter printer(sourceMgr, &context);
     // An error fails the run even where the code that reported it went on
     // (MLIR's serializers do).
     bool reportedError = false;
@@ -601,6 +604,7 @@ static int compile(const Options &options, const char *argv0) {
       readInputFile(options.input, llvm::errs());
   if (!buffer || !enterPrivateTemporaryFolder(llvm::errs()))
     return 1;
+  buffer = frontend::normalizeSourceText(std::move(buffer));
 
   std::string result;
   llvm::raw_string_ostream os(result);
@@ -823,13 +827,19 @@ int main(int argc, char **argv) {
     }
     options.depfile = options.output + ".d";
   }
+  if (app.count("--kernel") &&
+      llvm::StringRef(options.kernel).trim(" \t,").empty()) {
+    llvm::errs() << "tilec: error: --kernel names no kernel; leave it out to "
+                    "compile them all\n";
+    return 1;
+  }
 
   llvm::StringRef fault = options.injectFault;
   if (!fault.empty() && fault != kInterruptAtCommit &&
       !llvm::is_contained(kPassFaults, fault)) {
     llvm::errs() << "tilec: error: --debug-inject-fault takes invalid-ir, "
-                    "silent-failure, reported, crash or interrupt-at-commit, "
-                    "not '"
+                    "silent-failure, reported, generated-code-error, crash "
+                    "or interrupt-at-commit, not '"
                  << options.injectFault << "'\n";
     return 1;
   }

@@ -94,4 +94,25 @@ def ConvertGPUToNVVM : Pass<"tilec-convert-gpu-to-nvvm", "mlir::gpu::GPUModuleOp
                            "::mlir::NVVM::NVVMDialect"];
 }
 
+def ConvertMathToOCML
+    : Pass<"tilec-convert-math-to-ocml", "mlir::gpu::GPUModuleOp"> {
+  let summary = "Call the ROCm device library for math the AMDGPU back end "
+                "cannot select";
+  let description = [{
+    `convert-gpu-to-rocdl` lowers `math.tanh` to the `llvm.tanh` intrinsic,
+    which the AMDGPU back end cannot select ("no libcall available for
+    ftanh"). This pass runs first on AMD targets and turns each `math.tanh`
+    (element by element on vectors) into a call of OCML's `__ocml_tanh_f16`,
+    `__ocml_tanh_f32` or `__ocml_tanh_f64`, which the serializer links from
+    the device libraries. Other math ops are left to `convert-gpu-to-rocdl`.
+    Narrower floats (bfloat16, 8-bit floats) must have been extended to f32
+    before.
+  }];
+  let options = [
+    Option<"chipset", "chipset", "std::string", "\"gfx942\"",
+           "The AMD chip the kernels run on">
+  ];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 #endif // TILEC_CONVERSION_PASSES_TD

@@ -1,5 +1,4 @@
-//===- InternalErrors.h - Broken passes reported as tilec's bugs -*- C++
-//-*-===//
+//===- InternalErrors.h - Failures reported as tilec's bugs -----*- C++ -*-===//
 //
 // Part of tilec. A pass that leaves invalid IR, fails without a diagnostic
 // or crashes is a bug in tilec, not in the user's kernel: the driver says
@@ -27,8 +26,12 @@ using InternalErrorAction = std::function<void()>;
 /// verifier, and report a pass that leaves invalid IR or fails without an
 /// error diagnostic as an internal error, then call `action`; `action` is
 /// also called when a pass fails after an error of its own that starts with
-/// "internal error:" (a bug in tilec the pass found). The context must not
-/// be multithreaded: the checks capture the verifier's diagnostics.
+/// "internal error:" (a bug in tilec the pass found). Only the passes that
+/// check the user's program (`tile-*` and `convert-tile-to-*`) report user
+/// errors: an error from any other pass (the upstream conversions, the back
+/// ends) is about code tilec generated, and is reported as an internal error
+/// that quotes it. The context must not be multithreaded: the checks capture
+/// the verifier's diagnostics.
 void addInternalErrorChecks(mlir::PassManager &pm, InternalErrorAction action);
 
 /// The command-line name of the pass running now in a pass manager with

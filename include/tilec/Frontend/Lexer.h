@@ -65,7 +65,6 @@ private:
   void skipComment();
 
   TileSource &source;
-  const char *bufferStart;
   const char *curPtr;
   const char *bufferEnd;
 

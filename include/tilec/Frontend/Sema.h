@@ -279,10 +279,11 @@ private:
 
   struct Define {
     Ref value;
+    /// The `-D NAME=VALUE` line of the `<command line>` buffer.
+    mlir::Location loc;
     bool used = false;
   };
   llvm::MapVector<llvm::StringRef, Define> defines;
-  std::vector<std::unique_ptr<llvm::MemoryBuffer>> defineBuffers;
 
   /// The kernel function being emitted.
   struct KernelFunction;

@@ -12,22 +12,39 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Location.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SMLoc.h"
 #include "llvm/Support/SourceMgr.h"
 
+#include <memory>
+#include <optional>
+
 namespace tilec::frontend {
+
+/// The text of a .tile file as the front end reads it, with Python's
+/// universal newlines: `\r\n` and a lone `\r` end a line as `\n` does, and
+/// a UTF-8 byte order mark is dropped. Lines and columns of diagnostics are
+/// counted in this text. Returns `buffer` itself when it needs no change.
+std::unique_ptr<llvm::MemoryBuffer>
+normalizeSourceText(std::unique_ptr<llvm::MemoryBuffer> buffer);
 
 class TileSource {
 public:
   /// Front ends give up after this many errors.
   static constexpr unsigned kMaxErrors = 20;
 
+  /// Reads `text`, a part of buffer `bufferId`, or the whole buffer: a `-D`
+  /// value is one line of the `<command line>` buffer, after its name.
   TileSource(llvm::SourceMgr &sourceMgr, unsigned bufferId,
-             mlir::MLIRContext *context);
+             mlir::MLIRContext *context,
+             std::optional<llvm::StringRef> text = std::nullopt);
 
   llvm::SourceMgr &getSourceMgr() const { return sourceMgr; }
 
+  /// The whole buffer.
   llvm::StringRef getBuffer() const;
+  /// The part of the buffer to read.
+  llvm::StringRef getText() const { return text; }
   mlir::MLIRContext *getContext() const { return context; }
 
   /// The `file:line:col` location of a position in the buffer.
@@ -48,6 +65,7 @@ private:
   unsigned bufferId;
   mlir::MLIRContext *context;
   mlir::StringAttr fileName;
+  llvm::StringRef text;
   unsigned numErrors = 0;
 };
 

@@ -82,13 +82,16 @@ def TilecTestInjectFault : Pass<"tilec-test-inject-fault", "mlir::ModuleOp"> {
     --debug-inject-fault=KIND`): `invalid-ir` leaves IR that does not
     verify (a `func.return` at module level), `silent-failure` fails
     without a diagnostic, `reported` fails with an error that says it is an
-    internal one (as a pass that finds a bug of tilec's does), and `crash`
-    stops the process with a trap instruction. No pipeline of tilec's runs
+    internal one (as a pass that finds a bug of tilec's does),
+    `generated-code-error` fails with a plain error (as an upstream
+    conversion does on code it cannot lower), and `crash` stops the process
+    with a trap instruction. No pipeline of tilec's runs
     it otherwise.
   }];
   let options = [
     Option<"kind", "kind", "std::string", /*default=*/"\"invalid-ir\"",
-           "The fault: invalid-ir, silent-failure, reported or crash">,
+           "The fault: invalid-ir, silent-failure, reported, "
+           "generated-code-error or crash">,
   ];
   let dependentDialects = ["::mlir::func::FuncDialect"];
 }

@@ -133,7 +133,8 @@ private:
                                    unsigned elementBytes);
   FragmentLayoutAttr defaultLoopLayout(ParallelOp loop);
   /// Gives the accumulators (and register A operands) of gemms that run on
-  /// mma.sync, wgmma or MFMA their layouts.
+  /// mma.sync, wgmma or MFMA their layouts; rejects A in registers for the
+  /// gemms that run on none of them.
   LogicalResult seedGemmLayouts();
   /// Rejects fragments and loops whose share per thread is too large to
   /// unroll.
@@ -287,8 +288,23 @@ LogicalResult LayoutSolver::seedGemmLayouts() {
         gemm.emitWarning() << "T.gemm runs on the vector ALUs, not matrix "
                               "cores (MFMA): "
                            << *why;
-    if (!onMfma && !(mmaSync && isMmaSyncGemm(gemm)))
-      return WalkResult::advance();
+    if (!onMfma && !(mmaSync && isMmaSyncGemm(gemm))) {
+      // On CUDA cores each thread reads whole rows of A, which no layout of
+      // A in registers gives it next to the accumulator's.
+      if (!getFragment(gemm.getA()))
+        return WalkResult::advance();
+      std::string operandType;
+      llvm::raw_string_ostream(operandType)
+          << cast<MemRefType>(gemm.getA().getType()).getElementType();
+      gemm.emitError()
+          << "T.gemm with A in registers runs only on tensor cores: f16 or "
+             "bf16 operands, in whole 16x8 warp tiles on NVIDIA or 16x16 "
+             "wave tiles on AMD gfx90a and gfx942; this gemm, of "
+          << operandType
+          << " operands, does not, so tilec has no layout for its A: stage "
+             "A in shared memory (T.alloc_shared and T.copy) instead";
+      return WalkResult::interrupt();
+    }
     int64_t lanes = onMfma ? kWaveLanes : 32;
     std::string message;
     FailureOr<WarpPartition> partition =
@@ -490,7 +506,7 @@ LogicalResult LayoutSolver::run() {
              << " has a layout over " << assignment.layout.getThreads()
              << " threads, but its kernel runs " << threads;
 
-  if ((mmaSync || mfma) && failed(seedGemmLayouts()))
+  if (failed(seedGemmLayouts()))
     return failure();
 
   while (true) {
