@@ -7,6 +7,7 @@
 #include "tilec/Frontend/Source.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/STLExtras.h"
 
 using namespace tilec::frontend;
 
@@ -49,7 +50,19 @@ llvm::StringRef TileSource::getBuffer() const {
 mlir::Location TileSource::getLoc(llvm::SMLoc loc) const {
   if (!loc.isValid())
     return mlir::FileLineColLoc::get(fileName, 0, 0);
-  auto [line, column] = sourceMgr.getLineAndColumn(loc, bufferId);
+  // SourceMgr finds a column by scanning back to the line's start, which
+  // for every token of a long line takes time quadratic in its length.
+  llvm::StringRef buffer = getBuffer();
+  if (lineStarts.empty()) {
+    lineStarts.push_back(buffer.begin());
+    for (const char &c : buffer)
+      if (c == '\n')
+        lineStarts.push_back(&c + 1);
+  }
+  const char *pointer = loc.getPointer();
+  auto next = llvm::upper_bound(lineStarts, pointer);
+  unsigned line = next - lineStarts.begin();
+  unsigned column = pointer - *std::prev(next) + 1;
   return mlir::FileLineColLoc::get(fileName, line, column);
 }
 

@@ -18,6 +18,7 @@
 
 #include <memory>
 #include <optional>
+#include <vector>
 
 namespace tilec::frontend {
 
@@ -66,6 +67,9 @@ private:
   mlir::MLIRContext *context;
   mlir::StringAttr fileName;
   llvm::StringRef text;
+  /// Where each line of the buffer starts, for locations; filled on first
+  /// use.
+  mutable std::vector<const char *> lineStarts;
   unsigned numErrors = 0;
 };
 

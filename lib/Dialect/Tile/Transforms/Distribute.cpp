@@ -142,6 +142,12 @@ private:
   FailureOr<int64_t> slotOf(const FragmentAccess &access,
                             const DenseMap<Value, int64_t> &env,
                             int64_t thread);
+  /// The slot at which `thread` holds the element of `layout` at row-major
+  /// position `element`, if it holds it. Looked up in a table of the
+  /// layout's inverse, built once: searching the replicas of every element
+  /// for every thread would take time quadratic in the block's threads.
+  std::optional<int64_t> findSlot(FragmentLayoutAttr layout,
+                                  ArrayRef<int64_t> index, int64_t thread);
   /// The per-thread index values that `inverse` gives for constant `slot`.
   SmallVector<Value> emitInverse(OpBuilder &b, Location loc, AffineMap inverse,
                                  int64_t slot, unsigned count);
@@ -168,6 +174,9 @@ private:
   bool wgmma;
   Value tid;
   DenseMap<Value, Value> registers;
+  /// For each layout with an inverse: (thread, row-major element) -> slot.
+  DenseMap<Attribute, DenseMap<std::pair<int64_t, int64_t>, int64_t>>
+      slotTables;
 };
 
 FailureOr<int64_t>
@@ -189,12 +198,8 @@ KernelDistributor::slotOf(const FragmentAccess &access,
                 "T.Parallel loop variables and constants";
     index.push_back(*i);
   }
-  for (int64_t replica = 0; replica < layout.getReplicate(); ++replica) {
-    std::optional<std::pair<int64_t, int64_t>> place =
-        layout.apply(index, replica);
-    if (place && place->first == thread)
-      return place->second;
-  }
+  if (std::optional<int64_t> slot = findSlot(layout, index, thread))
+    return *slot;
   InFlightDiagnostic diag = access.op->emitError()
                             << "thread " << thread
                             << " reads or writes element [";
@@ -206,6 +211,50 @@ KernelDistributor::slotOf(const FragmentAccess &access,
                        "holds; to rearrange elements between threads, go "
                        "through shared memory (T.alloc_shared and T.copy)";
   return diag;
+}
+
+/// The row-major position of `index` in `shape`, or -1 outside it.
+static int64_t linearize(ArrayRef<int64_t> index, ArrayRef<int64_t> shape) {
+  int64_t position = 0;
+  for (auto [i, extent] : llvm::zip(index, shape)) {
+    if (i < 0 || i >= extent)
+      return -1;
+    position = position * extent + i;
+  }
+  return position;
+}
+
+std::optional<int64_t> KernelDistributor::findSlot(FragmentLayoutAttr layout,
+                                                   ArrayRef<int64_t> index,
+                                                   int64_t thread) {
+  if (!layout.getInverse()) {
+    for (int64_t replica = 0; replica < layout.getReplicate(); ++replica) {
+      std::optional<std::pair<int64_t, int64_t>> place =
+          layout.apply(index, replica);
+      if (place && place->first == thread)
+        return place->second;
+    }
+    return std::nullopt;
+  }
+  ArrayRef<int64_t> shape = layout.getShape();
+  auto [it, inserted] = slotTables.try_emplace(layout);
+  DenseMap<std::pair<int64_t, int64_t>, int64_t> &table = it->second;
+  if (inserted) {
+    for (int64_t t = 0; t < threads; ++t)
+      for (int64_t slot = 0; slot < layout.getSlots(); ++slot)
+        if (std::optional<SmallVector<int64_t>> held =
+                layout.applyInverse(t, slot))
+          table.try_emplace(
+              {t, linearize(ArrayRef(*held).take_front(shape.size()), shape)},
+              slot);
+  }
+  int64_t element = linearize(index, shape);
+  if (element < 0)
+    return std::nullopt;
+  auto found = table.find({thread, element});
+  if (found == table.end())
+    return std::nullopt;
+  return found->second;
 }
 
 SmallVector<Value> KernelDistributor::emitInverse(OpBuilder &b, Location loc,
@@ -477,6 +526,33 @@ LogicalResult KernelDistributor::distributeReduce(ReduceOp reduce) {
     SmallVector<int64_t> localSlots;
     SmallVector<int64_t> masks;
   };
+  // Where the elements of each source row are, by the row's row-major
+  // position: each holding thread's slots, in the row's order, and the
+  // first element it holds. Computed once per row, not once per thread of
+  // the row, so that the work is linear in the source's size.
+  struct RowPlaces {
+    llvm::MapVector<int64_t, std::pair<int64_t, SmallVector<int64_t>>> holders;
+  };
+  DenseMap<int64_t, RowPlaces> rowPlaces;
+  ArrayRef<int64_t> rowShape = srcType.getShape().drop_back();
+  auto placesOf = [&](ArrayRef<int64_t> row) -> const RowPlaces * {
+    auto [it, inserted] = rowPlaces.try_emplace(linearize(row, rowShape));
+    if (!inserted)
+      return &it->second;
+    for (int64_t k = 0; k < extent; ++k) {
+      SmallVector<int64_t> element(row);
+      element.push_back(k);
+      std::optional<std::pair<int64_t, int64_t>> place =
+          srcLayout.apply(element);
+      if (!place)
+        return nullptr;
+      auto &holder = it->second.holders[place->first];
+      if (holder.second.empty())
+        holder.first = k;
+      holder.second.push_back(place->second);
+    }
+    return &it->second;
+  };
   SmallVector<Step> steps;
   for (int64_t slot = 0; slot < dstLayout.getSlots(); ++slot) {
     llvm::SmallSetVector<int64_t, 16> localSlots;
@@ -499,21 +575,18 @@ LogicalResult KernelDistributor::distributeReduce(ReduceOp reduce) {
         if (replica)
           partners.insert(replica->first ^ t);
       }
-      for (int64_t k = 0; k < extent; ++k) {
-        SmallVector<int64_t> element(row);
-        element.push_back(k);
-        std::optional<std::pair<int64_t, int64_t>> place =
-            srcLayout.apply(element);
-        if (!place)
-          return reduce.emitError() << "the source layout cannot be evaluated";
-        if (!partners.contains(place->first ^ t))
+      const RowPlaces *places = placesOf(row);
+      if (!places)
+        return reduce.emitError() << "the source layout cannot be evaluated";
+      for (const auto &[holder, held] : places->holders) {
+        if (!partners.contains(holder ^ t))
           return reduce.emitError()
-                 << "element " << k << " of a row is held by thread "
-                 << place->first
+                 << "element " << held.first << " of a row is held by thread "
+                 << holder
                  << ", which does not hold the row's result; the layouts of "
                     "the source and the result do not match";
-        if (place->first == t)
-          localSlots.insert(place->second);
+        if (holder == t)
+          localSlots.insert(held.second.begin(), held.second.end());
       }
       rowOf[t] = row;
       SmallVector<int64_t> sortedMasks(partners.begin(), partners.end());
