@@ -40,7 +40,7 @@ CONFIGS = [
                                        "block_M=64", "block_N=64"],
      "matmul", True),
     ("gemm fp8 e4m3fnuz", "gemm.tile", ["M=4096", "N=4096", "K=4096",
-                                        "block_K=64",
+                                        "block_K=32",
                                         "dtype=float8_e4m3fnuz"],
      "matmul", ("gfx942",)),
     ("gemm_tn_swizzle", "gemm_tn_swizzle.tile", [], "gemm_tn", True),

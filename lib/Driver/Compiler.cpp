@@ -57,6 +57,7 @@ static void addLayoutPipeline(PassManager &pm, const CompileOptions &options) {
   layouts.wgmma = options.useWgmma();
   layouts.mfma = options.target->hasMfma;
   layouts.mfmaFp8 = options.target->hasMfmaFp8;
+  layouts.registersPerThread = options.target->registersPerThread;
   fpm.addPass(tile::createTileInferLayouts(layouts));
   if (options.verify)
     fpm.addPass(tile::createTileVerifyLayouts());

@@ -23,12 +23,14 @@ static const TargetInfo kTargets[] = {
      "NVIDIA H100, H200 (with the Hopper-only instructions: TMA, wgmma)",
      /*hasTma=*/true, /*hasWgmma=*/true},
     {"gfx90a", TargetInfo::Vendor::AMD, 64, 64 * 1024, "AMD Instinct MI200",
-     /*hasTma=*/false, /*hasWgmma=*/false, /*hasMfma=*/true},
+     /*hasTma=*/false, /*hasWgmma=*/false, /*hasMfma=*/true,
+     /*hasMfmaFp8=*/false, /*registersPerThread=*/512},
     {"gfx942", TargetInfo::Vendor::AMD, 64, 64 * 1024, "AMD Instinct MI300",
      /*hasTma=*/false, /*hasWgmma=*/false, /*hasMfma=*/true,
-     /*hasMfmaFp8=*/true},
+     /*hasMfmaFp8=*/true, /*registersPerThread=*/512},
     {"gfx1100", TargetInfo::Vendor::AMD, 32, 64 * 1024,
-     "AMD Radeon RX 7900 series"},
+     "AMD Radeon RX 7900 series", /*hasTma=*/false, /*hasWgmma=*/false,
+     /*hasMfma=*/false, /*hasMfmaFp8=*/false, /*registersPerThread=*/256},
 };
 
 llvm::ArrayRef<TargetInfo> tilec::getTargets() { return kTargets; }

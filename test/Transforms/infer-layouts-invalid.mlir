@@ -111,3 +111,49 @@ func.func @f32_a_in_registers() {
   }
   return
 }
+
+// -----
+
+// Fragments of several times the register file: 128x256 f32 accumulators
+// on 32 threads hold 1024 registers each.
+func.func @registers_far_past_the_file() {
+  %c1 = arith.constant 1 : index
+  tile.kernel blocks(%bx) in (%c1) threads(32) {
+    // expected-error@+1 {{the kernel's fragments need 1024 32-bit registers per thread (this one 1024); a thread has 255, and the rest spills to local memory, more than the back end can compile in reasonable time: use smaller tiles or more threads}}
+    %c = tile.alloc_fragment : memref<128x256xf32, #tile.fragment>
+    %cst = arith.constant 0.0 : f32
+    tile.fill %c, %cst : memref<128x256xf32, #tile.fragment>, f32
+  }
+  return
+}
+
+// -----
+
+// A gemm on CUDA cores unrolls a dot product of K terms per accumulator
+// element: 128 elements per thread times K = 40 (no multiple of mma.sync's
+// 16) is too many.
+func.func @scalar_gemm_too_long() {
+  %c1 = arith.constant 1 : index
+  tile.kernel blocks(%bx) in (%c1) threads(32) {
+    %a = tile.alloc_shared : memref<64x40xf16, #tile.shared>
+    %b = tile.alloc_shared : memref<40x64xf16, #tile.shared>
+    %c = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    // expected-error@+1 {{T.gemm runs on CUDA cores here, and gives each thread 5120 multiply-adds to unroll (its accumulator elements times K); at most 4096 compile in reasonable time: use more threads, a smaller tile or a smaller K step, or operands the tensor cores take}}
+    tile.gemm %a, %b, %c : memref<64x40xf16, #tile.shared>, memref<40x64xf16, #tile.shared>, memref<64x64xf32, #tile.fragment>
+  }
+  return
+}
+
+// -----
+
+// Past the register file, fragments spill: a warning with the figure.
+func.func @registers_past_the_file() {
+  %c1 = arith.constant 1 : index
+  tile.kernel blocks(%bx) in (%c1) threads(32) {
+    // expected-warning@+1 {{the kernel's fragments need 256 32-bit registers per thread (this one 256); a thread has 255, and the rest spills to local memory, which is slow: use smaller tiles or more threads}}
+    %c = tile.alloc_fragment : memref<64x128xf32, #tile.fragment>
+    %cst = arith.constant 0.0 : f32
+    tile.fill %c, %cst : memref<64x128xf32, #tile.fragment>, f32
+  }
+  return
+}

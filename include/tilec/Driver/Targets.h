@@ -35,6 +35,9 @@ struct TargetInfo {
   bool hasMfma = false;
   /// MFMA on FNUZ 8-bit floats: CDNA3 (gfx942).
   bool hasMfmaFp8 = false;
+  /// The 32-bit registers one thread may hold: 255 on NVIDIA, 512 on CDNA
+  /// (256 VGPRs and 256 AGPRs), 256 on RDNA3.
+  int64_t registersPerThread = 255;
 
   bool isNVIDIA() const { return vendor == Vendor::NVIDIA; }
   /// The host CPU: kernels run their blocks one after the other.

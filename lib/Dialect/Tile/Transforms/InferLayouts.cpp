@@ -112,10 +112,10 @@ std::optional<std::string> whyNotMfmaFp8(GemmOp gemm, bool mfmaFp8) {
 class LayoutSolver {
 public:
   LayoutSolver(KernelOp kernel, int64_t maxVectorBytes, bool mmaSync,
-               bool wgmma, bool mfma, bool mfmaFp8)
+               bool wgmma, bool mfma, bool mfmaFp8, int64_t registersPerThread)
       : kernel(kernel), threads(kernel.getNumThreads()),
         maxVectorBytes(maxVectorBytes), mmaSync(mmaSync), wgmma(wgmma),
-        mfma(mfma), mfmaFp8(mfmaFp8) {}
+        mfma(mfma), mfmaFp8(mfmaFp8), registersPerThread(registersPerThread) {}
 
   LogicalResult run();
 
@@ -139,6 +139,10 @@ private:
   /// Rejects fragments and loops whose share per thread is too large to
   /// unroll.
   LogicalResult checkThreadShares();
+  /// Warns when the fragments need more registers than a thread has, and
+  /// rejects kernels that need many times more, or whose gemms on CUDA
+  /// cores unroll too many multiply-adds per thread.
+  LogicalResult checkRegisterFootprint();
 
   KernelOp kernel;
   int64_t threads;
@@ -147,7 +151,11 @@ private:
   bool wgmma;
   bool mfma;
   bool mfmaFp8;
+  int64_t registersPerThread;
   llvm::MapVector<Operation *, Assignment> fragments;
+  /// Gemms that run on CUDA cores or vector ALUs, a dot product per
+  /// accumulator element.
+  SmallVector<GemmOp> scalarGemms;
   DenseMap<Operation *, FragmentLayoutAttr> loops;
   SmallVector<ParallelOp> loopOrder;
   SmallVector<ReduceOp> reduces;
@@ -291,8 +299,10 @@ LogicalResult LayoutSolver::seedGemmLayouts() {
     if (!onMfma && !(mmaSync && isMmaSyncGemm(gemm))) {
       // On CUDA cores each thread reads whole rows of A, which no layout of
       // A in registers gives it next to the accumulator's.
-      if (!getFragment(gemm.getA()))
+      if (!getFragment(gemm.getA())) {
+        scalarGemms.push_back(gemm);
         return WalkResult::advance();
+      }
       std::string operandType;
       llvm::raw_string_ostream(operandType)
           << cast<MemRefType>(gemm.getA().getType()).getElementType();
@@ -322,6 +332,7 @@ LogicalResult LayoutSolver::seedGemmLayouts() {
                                     : "T.gemm runs on CUDA cores, not tensor "
                                       "cores: ")
                          << message;
+      scalarGemms.push_back(gemm);
       return WalkResult::advance();
     }
     // The tiles ldmatrix will read get a swizzle that spreads rows over
@@ -535,12 +546,76 @@ LogicalResult LayoutSolver::run() {
                                         alloc.getLoc()}});
   });
 
-  if (failed(checkThreadShares()))
+  if (failed(checkThreadShares()) || failed(checkRegisterFootprint()))
     return failure();
   for (auto [op, assignment] : fragments)
     cast<AllocFragmentOp>(op).setLayoutAttr(assignment.layout);
   for (ParallelOp loop : loopOrder)
     loop.setLayoutAttr(loops[loop]);
+  return success();
+}
+
+LogicalResult LayoutSolver::checkRegisterFootprint() {
+  // What the fragments hold, in 32-bit registers (narrower elements packed).
+  // Past the register file the rest spills to local memory; past several
+  // times it the back ends take minutes (an f32 accumulator of 128x256 on
+  // 32 threads: 1024 registers, 57 s in LLVM's NVPTX back end).
+  constexpr int64_t kMaxOverRegisterFile = 4;
+  int64_t registers = 0;
+  Operation *largest = nullptr;
+  int64_t largestRegisters = 0;
+  for (auto [op, assignment] : fragments) {
+    auto type = cast<MemRefType>(cast<AllocFragmentOp>(op).getType());
+    int64_t bits = std::max<int64_t>(type.getElementTypeBitWidth(), 1);
+    int64_t fragmentRegisters =
+        llvm::divideCeil(assignment.layout.getSlots() * bits, 32);
+    registers += fragmentRegisters;
+    if (fragmentRegisters > largestRegisters) {
+      largest = op;
+      largestRegisters = fragmentRegisters;
+    }
+  }
+  if (registersPerThread > 0 && registers > registersPerThread) {
+    bool tooMany = registers > kMaxOverRegisterFile * registersPerThread;
+    InFlightDiagnostic diag =
+        tooMany ? largest->emitError() : largest->emitWarning();
+    diag << "the kernel's fragments need " << registers
+         << " 32-bit registers per thread (this one " << largestRegisters
+         << "); a thread has " << registersPerThread
+         << ", and the rest spills to local memory, "
+         << (tooMany ? "more than the back end can compile in reasonable "
+                       "time"
+                     : "which is slow")
+         << ": use smaller tiles or more threads";
+    if (tooMany)
+      return failure();
+  }
+  // A gemm on CUDA cores is a dot product of K terms per accumulator
+  // element, which the back end unrolls: 4096 multiply-adds per thread
+  // compile in about 4 s (int8, 128x64 on 32 threads, K 16, on gfx90a and
+  // gfx1100), 8192 in 4 to 21 s.
+  constexpr int64_t kMaxScalarGemmTerms = 4096;
+  for (GemmOp gemm : scalarGemms) {
+    AllocFragmentOp c = getFragment(gemm.getC());
+    if (!c)
+      continue;
+    auto aType = cast<MemRefType>(gemm.getA().getType());
+    int64_t k = aType.getDimSize(gemm.getTransposeA() ? 0 : 1);
+    auto assignment = fragments.find(c);
+    if (assignment == fragments.end())
+      continue;
+    int64_t terms = assignment->second.layout.getSlots() * k;
+    if (terms > kMaxScalarGemmTerms)
+      return gemm.emitError()
+             << "T.gemm runs on " << (mfma ? "the vector ALUs" : "CUDA cores")
+             << " here, and gives each thread " << terms
+             << " multiply-adds to unroll (its accumulator elements times K); "
+                "at most "
+             << kMaxScalarGemmTerms
+             << " compile in reasonable time: use more threads, a smaller "
+                "tile or a smaller K step, or operands the "
+             << (mfma ? "matrix" : "tensor") << " cores take";
+  }
   return success();
 }
 
@@ -551,7 +626,7 @@ struct InferLayoutsPass
   void runOnOperation() override {
     WalkResult result = getOperation().walk([&](KernelOp kernel) {
       if (failed(LayoutSolver(kernel, maxVectorBytes, mmaSync, wgmma, mfma,
-                              mfmaFp8)
+                              mfmaFp8, registersPerThread)
                      .run()))
         return WalkResult::interrupt();
       return WalkResult::advance();

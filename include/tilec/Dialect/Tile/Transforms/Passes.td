@@ -167,6 +167,13 @@ def TileInferLayouts : Pass<"tile-infer-layouts", "mlir::func::FuncOp"> {
     FNUZ 8-bit floats (f8E4M3FNUZ, f8E5M2FNUZ) into f32 with both operands
     in shared memory and K a multiple of 32; other 8-bit floats stay on the
     vector ALUs with a warning that says which the matrix cores take.
+
+    A gemm with A in registers that runs on none of these is an error:
+    only tensor cores take A from registers. Each thread's share of the
+    fragments and loops is bounded (it is unrolled), and so is what the
+    fragments hold: past `registers-per-thread` 32-bit registers there is
+    a warning with the figure, past four times that an error, as for a gemm
+    on CUDA cores that gives a thread more than 4096 multiply-adds.
   }];
   let options = [
     Option<"maxVectorBytes", "max-vector-bytes", "int64_t", "16",
@@ -180,7 +187,9 @@ def TileInferLayouts : Pass<"tile-infer-layouts", "mlir::func::FuncOp"> {
            "Lay out gemm accumulators and register operands for MFMA (AMD "
            "gfx90a, gfx942)">,
     Option<"mfmaFp8", "mfma-fp8", "bool", "false",
-           "The matrix cores take FNUZ 8-bit floats (AMD gfx942)">
+           "The matrix cores take FNUZ 8-bit floats (AMD gfx942)">,
+    Option<"registersPerThread", "registers-per-thread", "int64_t", "255",
+           "The 32-bit registers one thread may hold (255 on NVIDIA)">
   ];
 }
 
