@@ -940,6 +940,9 @@ static Ref tensorSpec(Interpreter &interp, const CallArgs &call,
   if (Interpreter::isPoison((*args)[0]))
     return Interpreter::poison();
   for (const Ref &extent : Interpreter::asSequence((*args)[0])) {
+    // An extent that was an error (a T.dynamic of a bad name) was reported.
+    if (Interpreter::isPoison(extent))
+      return Interpreter::poison();
     if (llvm::isa<DynamicDimObject>(*extent)) {
       spec->shape.push_back(extent);
       continue;
@@ -975,6 +978,14 @@ static Ref tensorSpec(Interpreter &interp, const CallArgs &call,
   return spec;
 }
 
+/// Whether `name` is a C identifier: ASCII letters, digits and '_', not
+/// starting with a digit.
+static bool isCIdentifier(StringRef name) {
+  return !name.empty() && !llvm::isDigit(name.front()) &&
+         llvm::all_of(name,
+                      [](char c) { return llvm::isAlnum(c) || c == '_'; });
+}
+
 static Ref dynamicDim(Interpreter &interp, const CallArgs &call,
                       StringRef function) {
   std::optional<Args> args = bind(interp, call, function, {"name", "dtype"}, 1);
@@ -984,6 +995,20 @@ static Ref dynamicDim(Interpreter &interp, const CallArgs &call,
   if (!name || name->value.empty())
     return interp.error(args->loc(0), function + " takes the dimension's "
                                                  "name as a string");
+  // The name is the launch functions' parameter for the extent in the C
+  // header, so it must be one.
+  if (!isCIdentifier(name->value)) {
+    std::string quoted;
+    llvm::raw_string_ostream os(quoted);
+    llvm::printEscapedString(name->value, os);
+    return interp.error(args->loc(0),
+                        "the name of a " + function +
+                            " dimension must be a C identifier (letters, "
+                            "digits and '_', not starting with a digit): the "
+                            "header's launch functions take the extent as a "
+                            "parameter of that name; got '" +
+                            quoted + "'");
+  }
   std::optional<DType> dtype =
       args->has(1) ? interp.getDType((*args)[1], args->loc(1), "the dimension")
                    : lookupDType("int32", interp.getContext());
