@@ -306,17 +306,17 @@ FailureOr<std::string> tilec::getCompiledObject(ModuleOp module) {
 namespace {
 
 /// Writes the host-side computation of a launch extent as a C expression
-/// over the launch function's parameters.
+/// over the launch function's parameters, parameter i written `$i` (see
+/// KernelInfo::grid).
 class CExpressionWriter {
 public:
-  CExpressionWriter(func::FuncOp func, ArrayRef<std::string> names)
-      : func(func), names(names) {}
+  explicit CExpressionWriter(func::FuncOp func) : func(func) {}
 
   FailureOr<std::string> write(Value value) {
     if (auto arg = dyn_cast<BlockArgument>(value)) {
       if (arg.getOwner()->getParentOp() != func)
         return failure();
-      return "((int64_t)" + names[arg.getArgNumber()] + ")";
+      return "$" + std::to_string(arg.getArgNumber());
     }
     Operation *op = value.getDefiningOp();
     if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
@@ -365,7 +365,6 @@ private:
   }
 
   func::FuncOp func;
-  ArrayRef<std::string> names;
 };
 
 /// The C type of a scalar parameter.
@@ -417,21 +416,18 @@ FailureOr<std::string> tensorMapDataType(Type type) {
   }
 }
 
-/// The name and parameters of kernel function `func`, with the C names of
-/// its parameters in `names`; `alignmentOf(i)` is the alignment the kernel
-/// assumes for tensor parameter i.
+/// The name and parameters of kernel function `func`; `alignmentOf(i)` is
+/// the alignment the kernel assumes for tensor parameter i.
 static FailureOr<KernelInfo>
-describeSignature(func::FuncOp func, std::vector<std::string> &names,
+describeSignature(func::FuncOp func,
                   function_ref<unsigned(unsigned)> alignmentOf) {
   KernelInfo kernel;
   kernel.name = func.getSymName().str();
   auto argNames = func->getAttrOfType<ArrayAttr>("tile.arg_names");
-  for (unsigned i = 0; i < func.getNumArguments(); ++i)
-    names.push_back(argNames ? cast<StringAttr>(argNames[i]).str()
-                             : "arg" + std::to_string(i));
   for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
     KernelParamInfo param;
-    param.name = names[i];
+    param.name = argNames ? cast<StringAttr>(argNames[i]).str()
+                          : "arg" + std::to_string(i);
     Type type = arg.getType();
     if (auto memref = dyn_cast<MemRefType>(type)) {
       param.kind = KernelParamInfo::Kind::Tensor;
@@ -475,12 +471,11 @@ FailureOr<ModuleInfo> tilec::describeHostKernels(ModuleOp module,
         func.getBody().getOps<tile::KernelOp>());
     if (kernels.size() != 1)
       continue;
-    std::vector<std::string> names;
     FailureOr<KernelInfo> kernel = describeSignature(
-        func, names, [](unsigned) { return unsigned(tile::kTensorAlignment); });
+        func, [](unsigned) { return unsigned(tile::kTensorAlignment); });
     if (failed(kernel))
       return failure();
-    CExpressionWriter writer(func, names);
+    CExpressionWriter writer(func);
     for (auto [i, extent] : llvm::enumerate(kernels.front().getGrid())) {
       FailureOr<std::string> expr = writer.write(extent);
       if (failed(expr))
@@ -513,9 +508,8 @@ FailureOr<ModuleInfo> tilec::describeKernels(ModuleOp module,
     if (!gpuFunc)
       return launch.emitError() << "the launched kernel is not in the module";
 
-    std::vector<std::string> names;
     FailureOr<KernelInfo> described =
-        describeSignature(func, names, [&](unsigned i) -> unsigned {
+        describeSignature(func, [&](unsigned i) -> unsigned {
           if (auto align =
                   gpuFunc.getArgAttrOfType<IntegerAttr>(i, "llvm.align"))
             return align.getInt();
@@ -547,7 +541,7 @@ FailureOr<ModuleInfo> tilec::describeKernels(ModuleOp module,
       kernel.tensorMaps.push_back(std::move(info));
     }
 
-    CExpressionWriter writer(func, names);
+    CExpressionWriter writer(func);
     gpu::KernelDim3 grid = launch.getGridSizeOperandValues();
     Value gridValues[] = {grid.x, grid.y, grid.z};
     for (int i = 0; i < 3; ++i) {

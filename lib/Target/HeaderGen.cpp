@@ -76,40 +76,89 @@ const RuntimeApi hostApi = {"",
                             "",
                             ""};
 
-/// Names a parameter cannot keep in the generated C: keywords of C (up to
-/// C23, with GNU's) and C++17, and the names the launch functions' bodies use
-/// from the headers they include or that compilers predefine as macros.
+/// Names a parameter cannot keep that no rule below recognizes.
 const char *const reservedNames[] = {
-    // C.
-    "auto", "break", "case", "char", "const", "continue", "default", "do",
-    "double", "else", "enum", "extern", "float", "for", "goto", "if", "inline",
-    "int", "long", "register", "restrict", "return", "short", "signed",
-    "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned",
-    "void", "volatile", "while", "_Alignas", "_Alignof", "_Atomic", "_Bool",
-    "_Complex", "_Generic", "_Imaginary", "_Noreturn", "_Static_assert",
-    "_Thread_local", "alignas", "alignof", "bool", "constexpr", "false",
-    "nullptr", "static_assert", "thread_local", "true", "typeof",
-    "typeof_unqual", "_BitInt", "_Decimal32", "_Decimal64", "_Decimal128",
-    "asm",
-    // C++.
-    "and", "and_eq", "bitand", "bitor", "catch", "char8_t", "char16_t",
-    "char32_t", "class", "co_await", "co_return", "co_yield", "compl",
-    "concept", "const_cast", "consteval", "constinit", "decltype", "delete",
-    "dynamic_cast", "explicit", "export", "friend", "mutable", "namespace",
-    "new", "noexcept", "not", "not_eq", "operator", "or", "or_eq", "private",
-    "protected", "public", "reinterpret_cast", "requires", "static_cast",
-    "template", "this", "throw", "try", "typeid", "typename", "using",
-    "virtual", "wchar_t", "xor", "xor_eq",
-    // Types and macros of <stdint.h>, <stddef.h> and <errno.h>, and macros
-    // GNU modes predefine.
-    "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t",
-    "uint32_t", "uint64_t", "intptr_t", "uintptr_t", "size_t", "ptrdiff_t",
-    "NULL", "INT32_MAX", "errno", "linux", "unix", "i386",
-    // The launch function's own first parameter.
-    "stream"};
+#define HEADER_RESERVED_NAME(SPELLING) SPELLING,
+#include "HeaderReservedNames.def"
+};
 
-bool isReservedName(StringRef name) {
-  return is_contained(reservedNames, name);
+/// Whether the C and C++ implementations reserve `name` in every scope: `_`
+/// and a capital or a second `_` first, or (C++) `__` anywhere. `_Pragma`,
+/// `__func__`, `__LINE__` and the compilers' macros are such names.
+bool isReservedIdentifier(StringRef name) {
+  return (name.size() > 1 && name[0] == '_' &&
+          (isUpper(name[1]) || name[1] == '_')) ||
+         name.contains("__");
+}
+
+/// Whether `name` ends like names of the headers the header includes or of
+/// other tilec headers beside it: POSIX reserves `_t` for types, <stdint.h>
+/// and <limits.h> define `_MAX`, `_MIN` and `_WIDTH` macros, and tilec
+/// headers define the rest.
+bool hasReservedSuffix(StringRef name) {
+  static const char *const suffixes[] = {
+      "_t",         "_MAX",          "_MIN",       "_WIDTH",
+      "_THREADS_X", "_THREADS_Y",    "_THREADS_Z", "_SHARED_MEMORY_BYTES",
+      "_ARCH",      "_MAX_CONTEXTS", "_ALIGNED_"};
+  return any_of(suffixes,
+                [&](const char *suffix) { return name.ends_with(suffix); });
+}
+
+/// Whether `name` starts like names of the runtimes' headers (CUDA's `CU`,
+/// `cu` and `cuda`, HIP's `hip`, `HIP` and `hsa_`), of <pthread.h> and the
+/// POSIX headers it includes, of <stdint.h>'s constant macros (`INT64_C`) or
+/// of tilec headers (`TILEC_`). No such header defines a name that ends in
+/// `_`, so names that do are exempt, and appending `_` frees any name from
+/// these rules.
+bool hasReservedPrefix(StringRef name) {
+  if (name.ends_with("_"))
+    return false;
+  static const char *const prefixes[] = {
+      "cuda",   "cuuint", "hsa_",   "HSA_", "pthread_", "PTHREAD_", "sched_",
+      "SCHED_", "CLOCK_", "TIMER_", "CPU_", "CLONE_",   "TILEC_"};
+  if (any_of(prefixes,
+             [&](const char *prefix) { return name.starts_with(prefix); }))
+    return true;
+  // CUresult, CU_LAUNCH_PARAM_END, CUDA_VERSION; cuLaunchKernel.
+  if (name.size() > 2 && name.starts_with("CU") &&
+      (isAlpha(name[2]) || name[2] == '_'))
+    return true;
+  if (name.size() > 2 && name.starts_with("cu") && isUpper(name[2]))
+    return true;
+  if (name.size() > 3 && (name.starts_with("hip") || name.starts_with("HIP")))
+    return true;
+  return (name.starts_with("INT") || name.starts_with("UINT")) &&
+         name.ends_with("_C");
+}
+
+/// The names of the header's own functions, variables, types and macros:
+/// `<prefix>` and each of these (NoParameterTakesANameOfTheHeader in
+/// unittests/Target/HeaderGenTest.cpp finds any that is missing).
+const char *const ownSuffixes[] = {
+    // The lock, the cache and the loader.
+    "_mutex_", "_lock_", "_unlock_", "_entry_", "_cache_", "_cache_size_",
+    "_current_", "_load_locked_", "_function_", "_load", "_unload",
+    // The binaries and the tensor-map encoder.
+    "_binary", "_image_", "_encode_tiled_fn_", "_encode_tiled_"};
+const char *const ownMacroSuffixes[] = {"_ARCH", "_MAX_CONTEXTS", "_ALIGNED_"};
+
+/// The C name of a parameter whose .tile name `name` is taken: `name_`, or
+/// `name_2_`, `name_3_`, ... when that is taken too. Runs of `_` become one
+/// and a `_` before a capital goes first, so that the result is not a
+/// reserved identifier (`__LINE__` gives `LINE_`); ending in `_`, it is free
+/// of every prefix rule.
+std::string renameParam(StringRef name, function_ref<bool(StringRef)> taken) {
+  std::string stem;
+  for (char c : name)
+    if (c != '_' || stem.empty() || stem.back() != '_')
+      stem += c;
+  StringRef base = StringRef(stem).rtrim('_');
+  if (base.size() > 1 && base[0] == '_' && isUpper(base[1]))
+    base = base.drop_front();
+  std::string candidate = base.str() + "_";
+  for (unsigned n = 2; taken(candidate); ++n)
+    candidate = base.str() + "_" + std::to_string(n) + "_";
+  return candidate;
 }
 
 /// Makes `text` safe inside a /* */ comment: no comment delimiters, no
@@ -148,52 +197,35 @@ std::string stringLiteral(StringRef text) {
   return result + "\"";
 }
 
-/// Replaces the identifiers of `expr` found in `names` by their mapped
-/// names. Numbers (`128`, `0x7fLL`, `1e5`) are copied whole so that their
-/// letters are not mistaken for identifiers.
-std::string renameIdentifiers(StringRef expr,
-                              const StringMap<std::string> &names) {
+/// `expr`, a grid extent of KernelInfo, with each parameter reference `$i`
+/// replaced by `param(i)`.
+std::string substituteParams(StringRef expr,
+                             function_ref<std::string(size_t)> param) {
   std::string result;
   size_t i = 0;
   while (i < expr.size()) {
-    char c = expr[i];
-    if (isAlpha(c) || c == '_') {
-      size_t end = i + 1;
-      while (end < expr.size() && (isAlnum(expr[end]) || expr[end] == '_'))
-        ++end;
-      StringRef word = expr.slice(i, end);
-      auto it = names.find(word);
-      result += it == names.end() ? word.str() : it->second;
-      i = end;
-    } else if (isDigit(c) ||
-               (c == '.' && i + 1 < expr.size() && isDigit(expr[i + 1]))) {
-      // A preprocessing number, exponent signs included.
-      size_t end = i + 1;
-      while (end < expr.size()) {
-        char d = expr[end];
-        char prev = expr[end - 1];
-        if (isAlnum(d) || d == '_' || d == '.' ||
-            ((d == '+' || d == '-') &&
-             (prev == 'e' || prev == 'E' || prev == 'p' || prev == 'P')))
-          ++end;
-        else
-          break;
-      }
-      result += expr.slice(i, end);
-      i = end;
-    } else {
-      result += c;
+    size_t end = i + 1;
+    if (expr[i] != '$') {
+      result += expr[i];
       ++i;
+      continue;
     }
+    while (end < expr.size() && isDigit(expr[end]))
+      ++end;
+    size_t index = 0;
+    bool invalid = expr.slice(i + 1, end).getAsInteger(10, index);
+    assert(!invalid && "a parameter reference is `$` and an index");
+    (void)invalid;
+    result += param(index);
+    i = end;
   }
   return result;
 }
 
 /// The C names of one kernel's launch function: its parameters (renamed when
-/// a .tile name is reserved in C) and its locals (chosen not to collide).
+/// a .tile name is taken in C) and its locals (chosen not to collide).
 struct KernelNames {
   SmallVector<std::string> params;
-  StringMap<std::string> byTileName;
   std::string function, grid, dims, args, err;
   /// The tensor maps, and the locals that describe one to the encoder.
   std::string maps, mapDims, mapStrides, mapBox, mapSteps;
@@ -214,10 +246,20 @@ public:
         guard(
             "TILEC_" + StringRef(module.prefix).upper() +
             (module.runtime == ModuleInfo::Runtime::Host ? "_HOST_H" : "_H")) {
-    for (const KernelInfo &kernel : module.kernels)
-      for (StringRef suffix :
-           {"_THREADS_X", "_THREADS_Y", "_THREADS_Z", "_SHARED_MEMORY_BYTES"})
-        kernelMacros.insert(StringRef(kernel.name).upper() + suffix.str());
+    // Every runtime's names, so that a kernel's parameters have the same C
+    // names in its CUDA, HIP and host headers.
+    ownNames.insert("stream");
+    for (const char *suffix : ownSuffixes)
+      ownNames.insert(prefix + suffix);
+    for (const char *suffix : ownMacroSuffixes)
+      ownNames.insert(macroPrefix + suffix);
+    for (size_t i = 0; i < module.images.size(); ++i)
+      ownNames.insert(imageName(i));
+    for (const KernelInfo &kernel : module.kernels) {
+      ownNames.insert(kernel.name + "_launch");
+      ownNames.insert(kernel.name + "_run");
+      ownNames.insert(hostSymbol(kernel));
+    }
   }
 
   void write();
@@ -278,7 +320,8 @@ private:
                           const KernelNames &names);
 
   KernelNames nameKernel(const KernelInfo &kernel) const;
-  bool isReservedParamName(StringRef name, const KernelInfo &kernel) const;
+  /// Whether a parameter of `kernel` cannot be called `name` in C.
+  bool isTakenName(StringRef name, const KernelInfo &kernel) const;
 
   /// `cond` checked, returning invalidValue when it holds.
   void writeReject(const Twine &cond, StringRef comment = {});
@@ -288,7 +331,8 @@ private:
   const RuntimeApi &api;
   bool hip, host;
   std::string prefix, macroPrefix, guard;
-  StringSet<> kernelMacros;
+  /// The names the header defines outside its functions, and `stream`.
+  StringSet<> ownNames;
 };
 
 /// Kernels whose dynamic shared memory exceeds this must opt in (CUDA).
@@ -841,23 +885,11 @@ void HeaderWriter::writeLoadUnload() {
   os << "}\n\n";
 }
 
-bool HeaderWriter::isReservedParamName(StringRef name,
-                                       const KernelInfo &kernel) const {
-  if (isReservedName(name) || kernelMacros.contains(name))
+bool HeaderWriter::isTakenName(StringRef name, const KernelInfo &kernel) const {
+  if (isReservedIdentifier(name) || hasReservedSuffix(name) ||
+      hasReservedPrefix(name) || is_contained(reservedNames, name) ||
+      ownNames.contains(name))
     return true;
-  // The header's macros, and its function the launch function calls. Each
-  // is a single name, so appending '_' eventually frees any name.
-  if (name == guard || name == macroPrefix + "_ARCH" ||
-      name == macroPrefix + "_MAX_CONTEXTS" ||
-      name == macroPrefix + "_ALIGNED_" || name == prefix + "_function_" ||
-      name == hostSymbol(kernel))
-    return true;
-  // Runtime names the launch function uses.
-  for (StringRef used :
-       {api.result, api.success, api.invalidValue, api.function, api.stream,
-        api.tensor, api.launchKernel})
-    if (name == used)
-      return true;
   // The scalar types of the signature.
   for (const KernelParamInfo &param : kernel.params) {
     SmallVector<StringRef> words;
@@ -871,26 +903,24 @@ bool HeaderWriter::isReservedParamName(StringRef name,
 KernelNames HeaderWriter::nameKernel(const KernelInfo &kernel) const {
   KernelNames names;
   StringSet<> used;
-  // Names that are fine stay as they are; the others get '_' appended until
-  // they are free.
+  // Names that are free stay as they are; the others are renamed to names
+  // that are free and that no other parameter has.
   for (const KernelParamInfo &param : kernel.params)
-    if (!isReservedParamName(param.name, kernel))
+    if (!isTakenName(param.name, kernel))
       used.insert(param.name);
   for (const KernelParamInfo &param : kernel.params) {
     std::string name = param.name;
-    if (isReservedParamName(name, kernel)) {
-      do
-        name += '_';
-      while (used.contains(name) || isReservedParamName(name, kernel));
+    if (isTakenName(name, kernel)) {
+      name = renameParam(name, [&](StringRef candidate) {
+        return used.contains(candidate) || isTakenName(candidate, kernel);
+      });
       used.insert(name);
     }
-    names.byTileName[param.name] = name;
     names.params.push_back(std::move(name));
   }
+  auto isUsed = [&](StringRef name) { return used.contains(name); };
   auto local = [&](StringRef base) {
-    std::string name = base.str();
-    while (used.contains(name))
-      name += '_';
+    std::string name = isUsed(base) ? renameParam(base, isUsed) : base.str();
     used.insert(name);
     return name;
   };
@@ -935,11 +965,31 @@ static std::string shapeText(const KernelParamInfo &param,
   return text + "]";
 }
 
+/// Grid extent `d` of `kernel` in C. The launch function has the dynamic
+/// extents as int64_t and casts narrower scalars, so that the arithmetic is
+/// 64-bit as in the kernel; a comment (`forComment`) shows the names alone.
+static std::string gridExtent(const KernelInfo &kernel,
+                              const KernelNames &names, int d,
+                              bool forComment) {
+  return substituteParams(kernel.grid[d], [&](size_t i) {
+    assert(i < kernel.params.size() && "a grid names a parameter");
+    const KernelParamInfo &param = kernel.params[i];
+    if (forComment || param.kind == KernelParamInfo::Kind::Dim ||
+        param.cType == "int64_t")
+      return names.params[i];
+    return "((int64_t)" + names.params[i] + ")";
+  });
+}
+
 void HeaderWriter::writeParamsComment(const KernelInfo &kernel,
                                       const KernelNames &names) {
   os << "/*\n * " << kernel.name << "\n";
   for (auto [i, param] : enumerate(kernel.params)) {
-    os << " *   " << names.params[i] << ": ";
+    os << " *   " << names.params[i];
+    // A renamed parameter keeps its .tile name here.
+    if (names.params[i] != param.name)
+      os << " (" << commentText(param.name) << " in the .tile file)";
+    os << ": ";
     switch (param.kind) {
     case KernelParamInfo::Kind::Tensor:
       os << commentText(param.cType) << shapeText(param, names);
@@ -958,7 +1008,7 @@ void HeaderWriter::writeParamsComment(const KernelInfo &kernel,
   os << " * grid  (";
   for (int d = 0; d < 3; ++d)
     os << (d ? ", " : "")
-       << commentText(renameIdentifiers(kernel.grid[d], names.byTileName));
+       << commentText(gridExtent(kernel, names, d, /*forComment=*/true));
   os << ")";
 }
 
@@ -1003,7 +1053,10 @@ void HeaderWriter::writeKernel(const KernelInfo &kernel, unsigned index) {
   writeKernelComment(kernel, index, names);
   // The launch's macros, where every image launches alike.
   bool variant = varies(index);
-  std::string macro = StringRef(kernel.name).upper();
+  // The kernel's name as it is, so that kernels whose names differ only in
+  // case have their own macros; no other name of the header, or of the
+  // runtimes' headers, ends in these suffixes.
+  const std::string &macro = kernel.name;
   if (!variant) {
     os << "#define " << macro << "_THREADS_X " << kernel.threads[0] << "\n";
     os << "#define " << macro << "_THREADS_Y " << kernel.threads[1] << "\n";
@@ -1232,7 +1285,7 @@ void HeaderWriter::writeGridChecks(const KernelInfo &kernel,
   static const int64_t gridLimits[3] = {INT32_MAX, 65535, 65535};
   std::string gridCond;
   for (int d = 0; d < 3; ++d) {
-    std::string expr = renameIdentifiers(kernel.grid[d], names.byTileName);
+    std::string expr = gridExtent(kernel, names, d, /*forComment=*/false);
     std::string element = names.grid + "[" + std::to_string(d) + "]";
     os << "  " << element << " = " << expr << ";\n";
     // A literal in range needs no run-time check.

@@ -12,6 +12,7 @@
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -86,8 +87,8 @@ ModuleInfo makeGemmModule(Runtime runtime) {
                  scalar("alpha", "float"),
                  dim("m"),
                  dim("n")};
-  gemm.grid[0] = "(n + 127) / 128";
-  gemm.grid[1] = "(m + 127) / 128";
+  gemm.grid[0] = "($5 + 127) / 128";
+  gemm.grid[1] = "($4 + 127) / 128";
   gemm.threads[0] = 128;
   gemm.sharedMemoryBytes = 98304;
   if (runtime == Runtime::CUDA) {
@@ -106,7 +107,7 @@ ModuleInfo makeGemmModule(Runtime runtime) {
                   scalar("h", "uint16_t"),
                   scalar("flag", "bool"),
                   tensor("Y", "int32_t", 4, 8, {dimRef(1)})};
-  scale.grid[0] = "(n + 255) / 256";
+  scale.grid[0] = "($1 + 255) / 256";
   scale.grid[1] = "2";
   scale.grid[2] = "3";
   scale.threads[0] = 8;
@@ -119,8 +120,8 @@ ModuleInfo makeGemmModule(Runtime runtime) {
 }
 
 /// Corner cases: parameters named like C and C++ keywords or like names the
-/// header uses, a kernel without parameters, a tensor that can never fit
-/// 32-bit indexing, an empty binary.
+/// header uses, kernels whose names differ in case only, a kernel without
+/// parameters, a tensor that can never fit 32-bit indexing, an empty binary.
 ModuleInfo makeEdgeModule(Runtime runtime) {
   ModuleInfo module;
   module.runtime = runtime;
@@ -140,18 +141,30 @@ ModuleInfo makeEdgeModule(Runtime runtime) {
                      scalar("int64_t", "int64_t"),
                      scalar("KEYWORDS_THREADS_X", "int32_t"),
                      scalar("edge_function_", "int32_t")};
-  keywords.grid[0] = "(float + 63) / 64";
-  keywords.grid[1] = "class";
+  keywords.grid[0] = "($1 + 63) / 64";
+  keywords.grid[1] = "$4";
   keywords.threads[0] = 64;
 
   KernelInfo noop;
   noop.name = "noop";
 
+  // Noop's grid holds names that the header's expressions use; its
+  // parameters are narrower than the grid's arithmetic, or reserved.
+  KernelInfo upperNoop;
+  upperNoop.name = "Noop";
+  upperNoop.params = {
+      scalar("int64_t", "int32_t"), scalar("INT64_C", "int16_t"),
+      scalar("__LINE__", "int64_t"), scalar("CU_LAUNCH_PARAM_END", "int32_t"),
+      scalar("noop_THREADS_X", "int32_t")};
+  upperNoop.grid[0] = "$0 + $1";
+  upperNoop.grid[1] = "$2";
+  upperNoop.threads[0] = 32;
+
   KernelInfo huge;
   huge.name = "huge";
   huge.params = {tensor("T", "uint8_t", 1, 1, {65536, 65536})};
 
-  module.kernels = {keywords, noop, huge};
+  module.kernels = {keywords, noop, upperNoop, huge};
   return module;
 }
 
@@ -274,10 +287,10 @@ TEST(HeaderGenTest, LaunchSignaturesFollowDeclarationOrder) {
   EXPECT_TRUE(contains(text, " * grid  ((n + 127) / 128, (m + 127) / 128, 1)\n"
                              " * block (128, 1, 1), 98304 bytes of dynamic "
                              "shared memory, 2 tensor maps\n"));
-  EXPECT_TRUE(contains(text, "#define GEMM_MAIN_THREADS_X 128\n"
-                             "#define GEMM_MAIN_THREADS_Y 1\n"
-                             "#define GEMM_MAIN_THREADS_Z 1\n"
-                             "#define GEMM_MAIN_SHARED_MEMORY_BYTES 98304\n"));
+  EXPECT_TRUE(contains(text, "#define gemm_main_THREADS_X 128\n"
+                             "#define gemm_main_THREADS_Y 1\n"
+                             "#define gemm_main_THREADS_Z 1\n"
+                             "#define gemm_main_SHARED_MEMORY_BYTES 98304\n"));
 }
 
 TEST(HeaderGenTest, LaunchValidatesBeforeLaunching) {
@@ -434,23 +447,50 @@ TEST(HeaderGenTest, HipFlavour) {
 
 TEST(HeaderGenTest, RenamesReservedParameterNames) {
   std::string text = joinWrapped(render(makeEdgeModule(Runtime::CUDA)));
-  // `int_` keeps its name, so `int` becomes `int__`; the local `args`
+  // `int_` keeps its name, so `int` becomes `int_2_`; the local `args`
   // makes way for the parameter.
   EXPECT_TRUE(contains(text, "static inline CUresult keywords_launch("
-                             "CUstream stream, CUdeviceptr int__, "
+                             "CUstream stream, CUdeviceptr int_2_, "
                              "int64_t float_, int8_t char_, int32_t stream_, "
                              "int64_t class_, CUdeviceptr int_, float args, "
                              "int64_t int64_t_, int32_t KEYWORDS_THREADS_X_, "
-                             "int32_t edge_function__) {"));
+                             "int32_t edge_function_2_) {"));
   EXPECT_TRUE(contains(text, "  void *args_[10];\n"));
   EXPECT_TRUE(contains(text, "  args_[6] = &args;\n"));
-  // Grid expressions and shapes follow the renaming.
+  // Grid expressions and shapes follow the renaming; the comment keeps the
+  // .tile names.
   EXPECT_TRUE(contains(text, "  grid[0] = (float_ + 63) / 64;\n"
                              "  grid[1] = class_;\n"));
-  EXPECT_TRUE(contains(text, " *   int__: float[float_, class_], "
-                             "8-byte aligned\n"));
+  EXPECT_TRUE(contains(text, " *   int_2_ (int in the .tile file): "
+                             "float[float_, class_], 8-byte aligned\n"));
+  EXPECT_TRUE(contains(text, " *   int_: float[class_], 4-byte aligned\n"));
   EXPECT_TRUE(contains(text, "  if (class_ > INT32_MAX / float_) "
-                             "/* int__ elements */\n"));
+                             "/* int_2_ elements */\n"));
+  // Reserved identifiers lose the underscores that reserve them; names the
+  // grid's expressions use are renamed there and nowhere else, and narrow
+  // scalars are widened.
+  EXPECT_TRUE(contains(text, "static inline CUresult Noop_launch("
+                             "CUstream stream, int32_t int64_t_, "
+                             "int16_t INT64_C_, int64_t LINE_, "
+                             "int32_t CU_LAUNCH_PARAM_END_, "
+                             "int32_t noop_THREADS_X_) {"));
+  EXPECT_TRUE(contains(text, " *   LINE_ (__LINE__ in the .tile file): "
+                             "int64_t\n"));
+  EXPECT_TRUE(contains(text, " * grid  (int64_t_ + INT64_C_, LINE_, 1)\n"));
+  EXPECT_TRUE(contains(text, "  grid[0] = ((int64_t)int64_t_) + "
+                             "((int64_t)INT64_C_);\n  grid[1] = LINE_;\n"));
+}
+
+TEST(HeaderGenTest, KernelsThatDifferInCaseHaveTheirOwnMacros) {
+  std::string text = render(makeEdgeModule(Runtime::CUDA));
+  EXPECT_TRUE(contains(text, "#define noop_THREADS_X 1\n"
+                             "#define noop_THREADS_Y 1\n"
+                             "#define noop_THREADS_Z 1\n"
+                             "#define noop_SHARED_MEMORY_BYTES 0\n"));
+  EXPECT_TRUE(contains(text, "#define Noop_THREADS_X 32\n"
+                             "#define Noop_THREADS_Y 1\n"
+                             "#define Noop_THREADS_Z 1\n"
+                             "#define Noop_SHARED_MEMORY_BYTES 0\n"));
 }
 
 /// The GEMM module with a binary per target: sm_80 and sm_90a cubins and
@@ -504,8 +544,8 @@ TEST(HeaderGenTest, SeveralTargetsPickTheDevicesBinary) {
                        "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,\n"
                        "                             (index == 0 ? 65536 : "
                        "(index == 1 ? 98304 : 65536)));"));
-  EXPECT_FALSE(StringRef(text).contains("GEMM_MAIN_THREADS_X"));
-  EXPECT_TRUE(contains(text, "#define SCALE_THREADS_X 8\n"));
+  EXPECT_FALSE(StringRef(text).contains("gemm_main_THREADS_X"));
+  EXPECT_TRUE(contains(text, "#define scale_THREADS_X 8\n"));
   size_t begin = position(text, "static inline CUresult gemm_main_launch(");
   size_t end = position(text, "static inline CUresult scale_launch(");
   std::string body = text.substr(begin, end - begin);
@@ -525,6 +565,101 @@ TEST(HeaderGenTest, SeveralTargetsPickTheDevicesBinary) {
                             "== 0 &&\n      (properties.gcnArchName[6] == "
                             "'\\0' || properties.gcnArchName[6] == ':')"));
   EXPECT_TRUE(contains(hip, "return hipErrorNoBinaryForGpu;"));
+}
+
+/// The identifiers of C text `text`, outside comments, literals, the names
+/// of preprocessing directives and the files they include, and `defined`.
+StringSet<> identifiersOf(StringRef text) {
+  StringSet<> names;
+  size_t i = 0;
+  while (i < text.size()) {
+    if (text[i] == '#') {
+      size_t end = i + 1;
+      while (end < text.size() && isAlpha(text[end]))
+        ++end;
+      i = text.slice(i, end) == "#include" ? text.find('\n', end) : end;
+    } else if (text.substr(i).starts_with("/*")) {
+      i = text.find("*/", i + 2) + 2;
+    } else if (text[i] == '"' || text[i] == '\'') {
+      size_t end = i + 1;
+      while (text[end] != text[i])
+        end += text[end] == '\\' ? 2 : 1;
+      i = end + 1;
+    } else if (isAlpha(text[i]) || text[i] == '_') {
+      size_t end = i + 1;
+      while (end < text.size() && (isAlnum(text[end]) || text[end] == '_'))
+        ++end;
+      if (text.slice(i, end) != "defined")
+        names.insert(text.slice(i, end));
+      i = end;
+    } else if (isDigit(text[i])) {
+      while (i < text.size() && (isAlnum(text[i]) || text[i] == '.'))
+        ++i;
+    } else {
+      ++i;
+    }
+  }
+  return names;
+}
+
+/// The parameters' C names of launch or run function `function` in `text`.
+SmallVector<std::string> paramsOf(const std::string &text, StringRef function) {
+  std::string joined = joinWrapped(text);
+  // The definition, not the banner's `function()`.
+  size_t begin = joined.find(" " + function.str() + "(");
+  while (begin != std::string::npos &&
+         joined[begin + function.size() + 2] == ')')
+    begin = joined.find(" " + function.str() + "(", begin + 1);
+  size_t end = joined.find(") {", begin);
+  SmallVector<std::string> names;
+  if (begin == std::string::npos || end == std::string::npos)
+    return names;
+  SmallVector<StringRef> declarations;
+  StringRef(joined)
+      .slice(begin + function.size() + 2, end)
+      .split(declarations, ", ");
+  for (StringRef declaration : declarations)
+    names.push_back(declaration.rsplit(' ').second.ltrim('*').str());
+  return names;
+}
+
+TEST(HeaderGenTest, NoParameterTakesANameOfTheHeader) {
+  // The locals and parameters of the header's functions, and the members of
+  // its structures: a launch function's own locals make way for its
+  // parameters, and the rest are out of a launch function's scope. The
+  // names of attributes, which no parameter can hide.
+  const char *const scoped[] = {
+      "args",        "context", "context_id", "device",    "dims",
+      "entry",       "err",     "found",      "function",  "functions",
+      "gcnArchName", "grid",    "i",          "image",     "index",
+      "major",       "map_box", "map_dims",   "map_steps", "map_strides",
+      "maps",        "minor",   "module",     "out",       "properties",
+      "stream",      "align",   "aligned"};
+  for (Runtime runtime : {Runtime::CUDA, Runtime::HIP, Runtime::Host}) {
+    ModuleInfo module = makeMultiTargetModule(runtime);
+    StringSet<> names = identifiersOf(render(module));
+    for (const char *name : scoped)
+      names.erase(name);
+    for (const KernelInfo &kernel : module.kernels)
+      for (const KernelParamInfo &param : kernel.params)
+        names.erase(param.name);
+    // A kernel whose parameters have all those names.
+    KernelInfo probe;
+    probe.name = "probe";
+    for (const auto &name : names)
+      probe.params.push_back(scalar(name.getKey(), "int32_t"));
+    module.kernels.push_back(probe);
+    if (runtime != Runtime::Host)
+      for (ImageInfo &image : module.images)
+        if (!image.kernels.empty())
+          image.kernels.push_back(probe);
+    std::string text = render(module);
+    SmallVector<std::string> params =
+        paramsOf(text, runtime == Runtime::Host ? "probe_run" : "probe_launch");
+    ASSERT_EQ(params.size(), probe.params.size() + (runtime != Runtime::Host));
+    for (const std::string &param : params)
+      EXPECT_FALSE(names.contains(param)) << param << " keeps its name";
+  }
 }
 
 //===----------------------------------------------------------------------===//

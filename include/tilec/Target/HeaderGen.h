@@ -32,7 +32,8 @@ struct KernelParamInfo {
     Dim,
   };
   Kind kind = Kind::Tensor;
-  /// The .tile name; a valid C identifier.
+  /// The .tile name; a valid C identifier. The header renames it where C
+  /// or the headers it includes take it (docs/abi.md says how).
   std::string name;
   /// Scalars: the C type ("float", "int32_t", "uint16_t" for 16-bit floats,
   /// ...). Tensors: the C element type, for documentation.
@@ -76,7 +77,9 @@ struct KernelInfo {
   /// The tensor maps the kernel takes after its parameters, in order.
   std::vector<TensorMapInfo> tensorMaps;
   /// The grid extents as C expressions over the launch function's
-  /// parameters (Dim params are int64_t there), e.g. "(m + 127) / 128".
+  /// parameters, parameter i written `$i`: "($4 + 127) / 128". The header
+  /// substitutes the parameters' C names, as int64_t values, so that
+  /// renaming them touches nothing else of the expression.
   std::string grid[3] = {"1", "1", "1"};
   int64_t threads[3] = {1, 1, 1};
   /// Dynamic shared memory the kernel needs, in bytes.
