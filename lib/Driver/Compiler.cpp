@@ -9,6 +9,7 @@
 #include "tilec/Conversion/Passes.h"
 #include "tilec/Dialect/Tile/IR/TileOps.h"
 #include "tilec/Dialect/Tile/Transforms/Passes.h"
+#include "tilec/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -246,6 +247,7 @@ tilec::lowerModule(ModuleOp module, const CompileOptions &options, Stage from,
       return failure();
     if (from < Stage::Tile && to >= Stage::Tile) {
       pm.addPass(createCanonicalizerPass());
+      pm.addPass(createTilecMergeReads());
       pm.addPass(createCSEPass());
     }
     if (from < Stage::GPU && to >= Stage::GPU)
@@ -262,6 +264,7 @@ tilec::lowerModule(ModuleOp module, const CompileOptions &options, Stage from,
     return failure();
   if (from < Stage::Tile && to >= Stage::Tile) {
     pm.addPass(createCanonicalizerPass());
+    pm.addPass(createTilecMergeReads());
     pm.addPass(createCSEPass());
   }
   if (from < Stage::Layouts && to >= Stage::Layouts)

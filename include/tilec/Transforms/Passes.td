@@ -51,6 +51,20 @@ def TilecContractFloat : Pass<"tilec-contract-float"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def TilecMergeReads : Pass<"tilec-merge-reads"> {
+  let summary = "Merge repeated reads of one place in a block, in linear time";
+  let description = [{
+    Replaces an operation that only reads memory (a `memref.load`, say) by
+    an identical one earlier in its block when nothing between them may
+    write: what `cse` does for such reads, but in one pass over the block.
+    Upstream CSE scans from the earlier read to the later one for every
+    repeat, which takes time quadratic in the block's length: a statement
+    that reads `A[i]` 6,000 times spent 1.6 s in CSE, 30,000 times a
+    minute. tilec runs it before the first `cse` after the front end, which
+    is where a kernel's repeated reads come from.
+  }];
+}
+
 def TilecExpandFp8 : Pass<"tilec-expand-fp8"> {
   let summary = "Convert to and from 8-bit floats with integer arithmetic";
   let description = [{
