@@ -39,27 +39,35 @@ static LogicalResult addPipeline(OpPassManager &pm, StringRef pipeline) {
   return failure();
 }
 
+tile::TargetAttr tilec::getTargetAttr(ModuleOp module,
+                                      const CompileOptions &options) {
+  using tile::TargetFeature;
+  const TargetInfo &target = *options.target;
+  TargetFeature features = TargetFeature::None;
+  auto add = [&](bool on, TargetFeature feature) {
+    if (on)
+      features = features | feature;
+  };
+  add(target.isNVIDIA(), TargetFeature::MmaSync);
+  add(options.useAsyncCopies(), TargetFeature::AsyncCopy);
+  add(options.useTma(), TargetFeature::Tma);
+  add(options.useWgmma(), TargetFeature::Wgmma);
+  add(options.useWarpSpecialization(), TargetFeature::WarpSpecialization);
+  add(target.hasMfma, TargetFeature::Mfma);
+  add(target.hasMfmaFp8, TargetFeature::MfmaFp8Fnuz);
+  return tile::TargetAttr::get(module.getContext(), target.name,
+                               target.warpSize, target.maxSharedMemoryBytes,
+                               target.registersPerThread, features);
+}
+
 /// Up to Stage::Layouts: pipelining, copies as loops, layouts chosen.
 static void addLayoutPipeline(PassManager &pm, const CompileOptions &options) {
   OpPassManager &fpm = pm.nest<func::FuncOp>();
   tile::TilePipelineOptions pipeline;
-  pipeline.asyncCopies = options.useAsyncCopies();
   pipeline.registerStages = !options.useAsyncCopies();
-  pipeline.sharedMemoryLimit = options.target->maxSharedMemoryBytes;
-  pipeline.tma = options.useTma();
-  pipeline.proxyFence = options.useWgmma();
-  pipeline.warpSpecialize = options.useWarpSpecialization();
   fpm.addPass(tile::createTilePipeline(pipeline));
-  tile::TileLowerCopiesOptions copies;
-  copies.tma = options.useTma();
-  fpm.addPass(tile::createTileLowerCopies(copies));
-  tile::TileInferLayoutsOptions layouts;
-  layouts.mmaSync = options.target->isNVIDIA();
-  layouts.wgmma = options.useWgmma();
-  layouts.mfma = options.target->hasMfma;
-  layouts.mfmaFp8 = options.target->hasMfmaFp8;
-  layouts.registersPerThread = options.target->registersPerThread;
-  fpm.addPass(tile::createTileInferLayouts(layouts));
+  fpm.addPass(tile::createTileLowerCopies());
+  fpm.addPass(tile::createTileInferLayouts());
   if (options.verify)
     fpm.addPass(tile::createTileVerifyLayouts());
 }
@@ -84,13 +92,9 @@ static void addAccessVerifiers(OpPassManager &fpm,
 /// From Stage::Layouts to Stage::GPU: per-thread code in a gpu.module.
 static void addTilePipeline(PassManager &pm, const CompileOptions &options) {
   OpPassManager &fpm = pm.nest<func::FuncOp>();
-  tile::TileInsertBarriersOptions barriers;
-  barriers.proxyFences = options.useWgmma();
-  fpm.addPass(tile::createTileInsertBarriers(barriers));
+  fpm.addPass(tile::createTileInsertBarriers());
   fpm.addPass(tile::createTileLowerBulkCopies());
-  tile::TileDistributeOptions distribute;
-  distribute.wgmma = options.useWgmma();
-  fpm.addPass(tile::createTileDistribute(distribute));
+  fpm.addPass(tile::createTileDistribute());
   fpm.addPass(tile::createTileSwizzleShared());
   fpm.addPass(tile::createTileLowerLoops());
   fpm.addPass(createCanonicalizerPass());
@@ -195,9 +199,8 @@ addSerialization(PassManager &pm, const CompileOptions &options, bool binary) {
 static void addHostLoopPipeline(PassManager &pm,
                                 const CompileOptions &options) {
   OpPassManager &fpm = pm.nest<func::FuncOp>();
-  tile::TileLowerCopiesOptions copies;
-  copies.tma = false;
-  fpm.addPass(tile::createTileLowerCopies(copies));
+  // No target attribute: the generic target, without bulk copies.
+  fpm.addPass(tile::createTileLowerCopies());
   fpm.addPass(tile::createTileSequentialize());
   fpm.addPass(createCanonicalizerPass());
   fpm.addPass(createCSEPass());
@@ -241,6 +244,9 @@ tilec::lowerModule(ModuleOp module, const CompileOptions &options, Stage from,
                    function_ref<LogicalResult(PassManager &)> configure) {
   if (to <= from)
     return success();
+  if (!options.target->isHost())
+    module->setAttr(tile::TargetAttr::kAttrName,
+                    getTargetAttr(module, options));
   if (options.target->isHost()) {
     PassManager pm(module.getContext());
     if (configure && failed(configure(pm)))

@@ -1,4 +1,4 @@
-// RUN: tilec-opt %s --split-input-file --tile-infer-layouts="mfma=1 mfma-fp8=1" --tile-distribute --canonicalize --cse | FileCheck %s
+// RUN: tilec-opt %s --split-input-file --tile-set-target="chip=gfx942 warp-size=64 registers=512 features=mfma,mfma_fp8_fnuz" --tile-infer-layouts --tile-distribute --canonicalize --cse | FileCheck %s
 
 // One wave of 64 lanes, a 16x16 accumulator, K = 32: both operands in
 // shared memory, so the two MFMAs of the step take their K in the packed
@@ -181,7 +181,7 @@ func.func @narrow_swizzle(%out: memref<16x16xf32>) {
 // CHECK-NOT: vector.shuffle
 // CHECK: amdgpu.mfma 16x16x32 %[[B]] * %[[A]] + %cst blgp = none : vector<8xf8E5M2FNUZ>, vector<8xf8E4M3FNUZ>, vector<4xf32>
 // CHECK-NOT: amdgpu.mfma
-// RUN: tilec-opt %s --split-input-file --tile-infer-layouts=mfma=1 --tile-distribute --canonicalize --cse | FileCheck %s --check-prefix=NOFP8
+// RUN: tilec-opt %s --split-input-file --tile-set-target="chip=gfx90a warp-size=64 registers=512 features=mfma" --tile-infer-layouts --tile-distribute --canonicalize --cse | FileCheck %s --check-prefix=NOFP8
 // Without mfma-fp8 (gfx90a) the same gemm stays on the vector ALUs.
 // NOFP8-LABEL: func.func @fp8
 // NOFP8-NOT: amdgpu.mfma

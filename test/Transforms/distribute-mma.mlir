@@ -1,4 +1,4 @@
-// RUN: tilec-opt %s --split-input-file --tile-infer-layouts=mma-sync=1 --tile-distribute --canonicalize --cse | FileCheck %s
+// RUN: tilec-opt %s --split-input-file --tile-set-target=features=mma_sync --tile-infer-layouts --tile-distribute --canonicalize --cse | FileCheck %s
 
 // Layouts come from inference. One warp, a 16x16 accumulator of two m16n8 tiles, K = 32 in two steps:
 // per step one ldmatrix.x4 of A, one transposed ldmatrix.x4 of B (stored

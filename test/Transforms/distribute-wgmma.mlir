@@ -1,4 +1,4 @@
-// RUN: tilec-opt %s --split-input-file --tile-infer-layouts="mma-sync=1 wgmma=1" --tile-distribute=wgmma=1 --canonicalize --cse | FileCheck %s
+// RUN: tilec-opt %s --split-input-file --tile-set-target=features=mma_sync,wgmma --tile-infer-layouts --tile-distribute --canonicalize --cse | FileCheck %s
 
 // A 128x128x32 gemm on one warpgroup: per 16-deep step of K, one
 // m64n128k16 wgmma for each of the two 64-row tiles, from descriptors of

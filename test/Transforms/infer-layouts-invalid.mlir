@@ -1,4 +1,4 @@
-// RUN: tilec-opt %s --split-input-file --tile-infer-layouts=mma-sync=1 --verify-diagnostics
+// RUN: tilec-opt %s --split-input-file --tile-set-target=features=mma_sync --tile-infer-layouts --verify-diagnostics
 
 // Two fragments with different annotated layouts cannot share a loop: the
 // loop runs in one layout.

@@ -1,4 +1,4 @@
-// RUN: tilec-opt %s --split-input-file --tile-infer-layouts=mma-sync=1 | FileCheck %s
+// RUN: tilec-opt %s --split-input-file --tile-set-target=features=mma_sync --tile-infer-layouts | FileCheck %s
 
 // With mma.sync, a gemm's accumulator gets the accumulator layout of its
 // warp partition (full_row: 4 warps of 16 rows); the reduction of its rows

@@ -1,4 +1,4 @@
-// RUN: tilec-opt %s --split-input-file --tile-infer-layouts="mma-sync=1 wgmma=1" | FileCheck %s
+// RUN: tilec-opt %s --split-input-file --tile-set-target=features=mma_sync,wgmma --tile-infer-layouts | FileCheck %s
 
 // With wgmma, the one warpgroup holds the whole 128x128 accumulator: two
 // m64n128 instruction tiles, 128 registers per thread; a warp's rows are

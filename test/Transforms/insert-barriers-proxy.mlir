@@ -1,4 +1,4 @@
-// RUN: tilec-opt %s --tile-insert-barriers=proxy-fences=1 | FileCheck %s
+// RUN: tilec-opt %s --tile-set-target=features=wgmma --tile-insert-barriers | FileCheck %s
 // RUN: tilec-opt %s --tile-insert-barriers | FileCheck %s --check-prefix=PLAIN
 
 // The barrier between the threads' stores into A's tile and the gemm that

@@ -1,4 +1,4 @@
-// RUN: tilec-opt %s --split-input-file --tile-lower-copies=tma=1 | FileCheck %s
+// RUN: tilec-opt %s --split-input-file --tile-set-target=features=tma --tile-lower-copies | FileCheck %s
 // RUN: tilec-opt %s --split-input-file --tile-lower-copies | FileCheck %s --check-prefix=THREADS
 
 // The epilogue of a GEMM through shared memory: the fragment's copy into

@@ -1,5 +1,5 @@
-// RUN: tilec-opt %s --tile-pipeline="register-stages=1 shared-memory-limit=32768" --verify-diagnostics | FileCheck %s
-// RUN: tilec-opt %s --tile-pipeline="register-stages=1 shared-memory-limit=65536" | FileCheck %s --check-prefix=FITS
+// RUN: tilec-opt %s --tile-set-target=shared-memory=32768 --tile-pipeline=register-stages=1 --verify-diagnostics | FileCheck %s
+// RUN: tilec-opt %s --tile-set-target=shared-memory=65536 --tile-pipeline=register-stages=1 | FileCheck %s --check-prefix=FITS
 
 // Two stages of A and B (8 KiB each) beside a 16 KiB buffer take 48 KiB:
 // with 32 KiB of shared memory the loop keeps one stage and runs as

@@ -1,4 +1,4 @@
-// RUN: tilec-opt %s --split-input-file --tile-pipeline="async-copies=1 tma=1" | FileCheck %s
+// RUN: tilec-opt %s --split-input-file --tile-set-target=features=async_copy,tma --tile-pipeline | FileCheck %s
 
 // With the bulk copy engine: the stages get TMA's panelled layouts (A's
 // 64-byte rows one panel with the 64-byte swizzle, B's 256-byte rows two

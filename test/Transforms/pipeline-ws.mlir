@@ -1,5 +1,5 @@
-// RUN: tilec-opt %s --split-input-file --tile-pipeline="async-copies=1 tma=1 warp-specialize=1" | FileCheck %s
-// RUN: tilec-opt %s --split-input-file --tile-pipeline="async-copies=1 tma=1 warp-specialize=1" --tile-lower-copies | FileCheck %s --check-prefix=LOWERED
+// RUN: tilec-opt %s --split-input-file --tile-set-target=features=async_copy,tma,warp_specialization --tile-pipeline | FileCheck %s
+// RUN: tilec-opt %s --split-input-file --tile-set-target=features=async_copy,tma,warp_specialization --tile-pipeline --tile-lower-copies | FileCheck %s --check-prefix=LOWERED
 
 // Two consumer warpgroups: the loop splits over a producer warpgroup. All
 // 384 threads initialize (thread 0) a full barrier per stage for one

@@ -1,6 +1,6 @@
-// RUN: tilec-opt %s --split-input-file --tile-pipeline=async-copies=1 | FileCheck %s
+// RUN: tilec-opt %s --split-input-file --tile-set-target=features=async_copy --tile-pipeline | FileCheck %s
 // RUN: tilec-opt %s --split-input-file --tile-pipeline | FileCheck %s --check-prefix=SYNC
-// RUN: tilec-opt %s --split-input-file --tile-pipeline="async-copies=1 proxy-fence=1" | FileCheck %s --check-prefix=FENCE
+// RUN: tilec-opt %s --split-input-file --tile-set-target=features=async_copy,wgmma --tile-pipeline | FileCheck %s --check-prefix=FENCE
 
 // Three stages: the shared tiles get three copies; the copies of the first
 // two iterations are issued before the loop (each only if the loop runs
@@ -67,7 +67,7 @@ func.func @gemm(%a: memref<1024x1024xf16>, %b: memref<1024x1024xf16>, %n: index)
 // A copy whose buffer is also read after the loop stays where it is, and a
 // loop with one stage is not pipelined.
 // CHECK-LABEL: func.func @not_pipelined
-// CHECK-NOT: async
+// CHECK-NOT: {{ async[^_]}}
 // CHECK-NOT: nvvm.cp.async
 func.func @not_pipelined(%a: memref<1024xf32>, %out: memref<64xf32>, %n: index) {
   %c0 = arith.constant 0 : index

@@ -9,6 +9,7 @@
 #ifndef TILEC_DRIVER_COMPILER_H
 #define TILEC_DRIVER_COMPILER_H
 
+#include "tilec/Dialect/Tile/IR/TileAttrs.h"
 #include "tilec/Driver/Targets.h"
 #include "tilec/Target/HeaderGen.h"
 
@@ -93,6 +94,11 @@ mlir::LogicalResult lowerModule(
     mlir::ModuleOp module, const CompileOptions &options, Stage from, Stage to,
     llvm::function_ref<mlir::LogicalResult(mlir::PassManager &)> configure =
         nullptr);
+
+/// The `#tile.target` of a GPU compilation: the chip's figures and the
+/// features `options` let the code use. lowerModule sets it on the module.
+tile::TargetAttr getTargetAttr(mlir::ModuleOp module,
+                               const CompileOptions &options);
 
 /// The assembly or binary a module lowered to Stage::Assembly or
 /// Stage::Binary holds.

@@ -136,3 +136,10 @@ func.func private @dims(f32 {tile.other})
 
 // expected-error@+1 {{'tile.shared_memory_bytes' must be a non-negative integer}}
 func.func private @smem() attributes {tile.shared_memory_bytes = -1}
+
+// -----
+
+// expected-error@+1 {{'tile.target' is a #tile.target attribute of a module}}
+func.func @target_on_a_function() attributes {tile.target = #tile.target<chip = "sm_80", warp_size = 32, shared_memory = 0, registers = 255, features = mma_sync>} {
+  return
+}

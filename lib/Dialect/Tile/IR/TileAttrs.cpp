@@ -124,6 +124,15 @@ LogicalResult SwizzleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
+TargetAttr TargetAttr::lookup(Operation *op) {
+  for (Operation *current = op; current; current = current->getParentOp())
+    if (auto target = current->getAttrOfType<TargetAttr>(kAttrName))
+      return target;
+  return TargetAttr::get(op->getContext(), "generic", /*warp_size=*/32,
+                         /*shared_memory=*/0, /*registers=*/255,
+                         TargetFeature::None);
+}
+
 int64_t SwizzleAttr::apply(int64_t offset) const {
   int64_t mask = ((int64_t(1) << getBits()) - 1) << getBase();
   return offset ^ ((offset >> getShift()) & mask);

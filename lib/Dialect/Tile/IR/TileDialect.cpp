@@ -51,6 +51,12 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
                                 "non-negative integer";
     return success();
   }
+  if (attr.getName() == TargetAttr::kAttrName) {
+    if (!isa<TargetAttr>(attr.getValue()) || !isa<ModuleOp>(op))
+      return op->emitError() << "'tile.target' is a #tile.target attribute "
+                                "of a module";
+    return success();
+  }
   if (attr.getName() == "tile.filled_ahead") {
     if (!isa<UnitAttr>(attr.getValue()) || !isa<memref::SubViewOp>(op))
       return op->emitError() << "'tile.filled_ahead' is a unit attribute of "

@@ -976,6 +976,7 @@ struct DistributePass
   using TileDistributeBase::TileDistributeBase;
 
   void runOnOperation() override {
+    bool wgmma = TargetAttr::lookup(getOperation()).has(TargetFeature::Wgmma);
     WalkResult result = getOperation().walk([&](KernelOp kernel) {
       if (failed(KernelDistributor(kernel, wgmma).run()))
         return WalkResult::interrupt();

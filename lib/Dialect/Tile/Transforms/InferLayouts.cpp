@@ -624,9 +624,14 @@ struct InferLayoutsPass
   using TileInferLayoutsBase::TileInferLayoutsBase;
 
   void runOnOperation() override {
+    TargetAttr target = TargetAttr::lookup(getOperation());
     WalkResult result = getOperation().walk([&](KernelOp kernel) {
-      if (failed(LayoutSolver(kernel, maxVectorBytes, mmaSync, wgmma, mfma,
-                              mfmaFp8, registersPerThread)
+      if (failed(LayoutSolver(kernel, maxVectorBytes,
+                              target.has(TargetFeature::MmaSync),
+                              target.has(TargetFeature::Wgmma),
+                              target.has(TargetFeature::Mfma),
+                              target.has(TargetFeature::MfmaFp8Fnuz),
+                              target.getRegisters())
                      .run()))
         return WalkResult::interrupt();
       return WalkResult::advance();

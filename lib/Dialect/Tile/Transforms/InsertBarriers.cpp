@@ -202,6 +202,9 @@ struct InsertBarriersPass
   using TileInsertBarriersBase::TileInsertBarriersBase;
 
   void runOnOperation() override {
+    // wgmma reads shared memory through the async proxy.
+    bool proxyFences =
+        TargetAttr::lookup(getOperation()).has(TargetFeature::Wgmma);
     getOperation().walk([&](KernelOp kernel) {
       Accesses pending;
       synchronize(kernel.getBody().front(), pending, proxyFences);

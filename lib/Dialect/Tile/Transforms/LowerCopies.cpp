@@ -449,7 +449,7 @@ struct LowerCopiesPass
         ops.push_back(op);
     });
     // Bulk copies are chosen while the tiles' users are still copies.
-    if (tma)
+    if (TargetAttr::lookup(getOperation()).has(TargetFeature::Tma))
       llvm::erase_if(ops, [](Operation *op) {
         auto copy = dyn_cast<CopyOp>(op);
         return copy && !copy.getAsync() && markBulkCopy(copy);

@@ -735,6 +735,10 @@ struct PipelinePass : public tilec::tile::impl::TilePipelineBase<PipelinePass> {
   using TilePipelineBase::TilePipelineBase;
 
   void runOnOperation() override {
+    TargetAttr target = TargetAttr::lookup(getOperation());
+    bool asyncCopies = target.has(TargetFeature::AsyncCopy);
+    bool tma = target.has(TargetFeature::Tma);
+    bool warpSpecialize = tma && target.has(TargetFeature::WarpSpecialization);
     if (!asyncCopies && !registerStages)
       return;
     SmallVector<PipelinedOp> loops;
@@ -743,8 +747,11 @@ struct PipelinePass : public tilec::tile::impl::TilePipelineBase<PipelinePass> {
         loops.push_back(loop);
     });
     for (PipelinedOp loop : loops) {
+      // wgmma reads shared memory through the async proxy, which cp.async's
+      // writes must be fenced for.
       LoopPipeliner pipeliner(loop, loop.getNumStages(), tma && asyncCopies,
-                              proxyFence, warpSpecialize, sharedMemoryLimit);
+                              /*proxyFence=*/target.has(TargetFeature::Wgmma),
+                              warpSpecialize, target.getSharedMemory());
       if (asyncCopies)
         pipeliner.run();
       else

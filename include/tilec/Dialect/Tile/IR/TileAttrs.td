@@ -82,6 +82,71 @@ def Tile_RasterOrder : I32EnumAttr<"RasterOrder",
 // Layouts
 //===----------------------------------------------------------------------===//
 
+//===----------------------------------------------------------------------===//
+// The target
+//===----------------------------------------------------------------------===//
+
+def Tile_TargetFeature : I32BitEnumAttr<"TargetFeature",
+    "what the code for a target may use", [
+      I32BitEnumAttrCaseNone<"None", "none">,
+      I32BitEnumAttrCaseBit<"MmaSync", 0, "mma_sync">,
+      I32BitEnumAttrCaseBit<"AsyncCopy", 1, "async_copy">,
+      I32BitEnumAttrCaseBit<"Tma", 2, "tma">,
+      I32BitEnumAttrCaseBit<"Wgmma", 3, "wgmma">,
+      I32BitEnumAttrCaseBit<"WarpSpecialization", 4, "warp_specialization">,
+      I32BitEnumAttrCaseBit<"Mfma", 5, "mfma">,
+      I32BitEnumAttrCaseBit<"MfmaFp8Fnuz", 6, "mfma_fp8_fnuz">
+    ]> {
+  let cppNamespace = "::tilec::tile";
+  let genSpecializedAttr = 0;
+  let separator = " | ";
+}
+
+def Tile_TargetAttr : Tile_Attr<"Target", "target"> {
+  let summary = "The GPU a module is compiled for, and what its code may use";
+  let description = [{
+    Set by the driver on the module (as `tile.target`) from the `--arch`
+    table, with the features the command line turns off (`--no-tma`,
+    `--no-wgmma`, `--no-async-copies`, `--no-warp-specialize`) left out.
+    The tile passes read it instead of taking one option each:
+
+    - `chip`: the `--arch` name, `sm_90a` or `gfx942`;
+    - `warp_size`: the lanes of a warp or wave, 32 or 64;
+    - `shared_memory`: the bytes of shared memory (LDS) one block may use;
+    - `registers`: the 32-bit registers one thread may hold;
+    - `features`: `mma_sync` (tensor-core mma.sync, NVIDIA sm_80 on),
+      `async_copy` (cp.async), `tma` (the bulk tensor copy engine with
+      transaction barriers), `wgmma` (warpgroup MMA), `warp_specialization`
+      (a producer warpgroup, with register reallocation), `mfma` (AMD's
+      matrix cores) and `mfma_fp8_fnuz` (MFMA on FNUZ 8-bit floats).
+
+    ```mlir
+    module attributes {tile.target = #tile.target<chip = "sm_90a",
+        warp_size = 32, shared_memory = 232448, registers = 255,
+        features = mma_sync | async_copy | tma | wgmma |
+        warp_specialization>}
+    ```
+
+    A module without one gets the generic target: warps of 32, no limit on
+    shared memory (`shared_memory = 0`), 255 registers and no features.
+  }];
+  let parameters = (ins StringRefParameter<"the --arch name">:$chip,
+                        "int64_t":$warp_size, "int64_t":$shared_memory,
+                        "int64_t":$registers,
+                        "::tilec::tile::TargetFeature":$features);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let extraClassDeclaration = [{
+    /// Whether the code may use `feature`.
+    bool has(::tilec::tile::TargetFeature feature) const {
+      return ::tilec::tile::bitEnumContainsAll(getFeatures(), feature);
+    }
+    /// The name of the module attribute that holds the target.
+    static constexpr ::llvm::StringLiteral kAttrName = "tile.target";
+    /// The target of the module around `op`, or the generic target.
+    static TargetAttr lookup(::mlir::Operation *op);
+  }];
+}
+
 def Tile_SwizzleAttr : Tile_Attr<"Swizzle", "swizzle"> {
   let summary = "XOR swizzle of shared-memory offsets";
   let description = [{

@@ -7,6 +7,8 @@
 #ifndef TILEC_DIALECT_TILE_TRANSFORMS_PASSES_H
 #define TILEC_DIALECT_TILE_TRANSFORMS_PASSES_H
 
+#include "tilec/Dialect/Tile/IR/TileDialect.h"
+
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"

@@ -9,11 +9,41 @@
 
 include "mlir/Pass/PassBase.td"
 
+def TileSetTarget : Pass<"tile-set-target", "mlir::ModuleOp"> {
+  let summary = "Give the module the #tile.target the passes compile for";
+  let description = [{
+    Sets the module's `tile.target` attribute, which tells the tile passes
+    what the target's code may use (see `#tile.target`). The driver sets it
+    from `--arch`; this pass is for running the passes on their own, as in
+    tilec-opt's tests:
+
+    ```
+    tilec-opt --tile-set-target="chip=sm_90a features=mma_sync,wgmma"
+    ```
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", "\"generic\"",
+           "The chip's name, as --arch takes it">,
+    Option<"warpSize", "warp-size", "int64_t", "32",
+           "The lanes of a warp or wave">,
+    Option<"sharedMemory", "shared-memory", "int64_t", "0",
+           "The shared memory one block may use, in bytes (0: no limit)">,
+    Option<"registers", "registers", "int64_t", "255",
+           "The 32-bit registers one thread may hold">,
+    ListOption<"features", "features", "std::string",
+               "What the code may use: mma_sync, async_copy, tma, wgmma, "
+               "warp_specialization, mfma, mfma_fp8_fnuz">
+  ];
+  let dependentDialects = ["::tilec::tile::TileDialect"];
+}
+
 def TilePipeline : Pass<"tile-pipeline", "mlir::func::FuncOp"> {
   let summary = "Overlap the copies of T.Pipelined loops with compute";
   let description = [{
     Software-pipelines every `tile.pipelined` loop with two or more stages
-    on targets with asynchronous copies. The body's copies from global
+    on targets with asynchronous copies (`async_copy` among the features of
+    the module's `#tile.target`, which gives this pass and the others what
+    the target may use). The body's copies from global
     memory into shared buffers that only the loop reads are issued
     `num_stages - 1` iterations ahead, as `async` copies into
     `num_stages` copies of their buffers (a leading dimension, indexed
@@ -25,8 +55,8 @@ def TilePipeline : Pass<"tile-pipeline", "mlir::func::FuncOp"> {
     operands are not computed by side-effect-free ops, or whose buffers
     are written elsewhere or read after the loop, stay in place.
 
-    With `register-stages` instead (targets without asynchronous copies,
-    AMD), the copies that fill whole shared buffers go through registers:
+    With `register-stages` instead (for targets without asynchronous
+    copies, AMD), the copies that fill whole shared buffers go through registers:
     their buffers get two stages, the first iteration's tiles are copied
     into stage 0 before the loop, and every iteration `k` first loads the
     tiles of iteration `k + 1` into a fragment of each buffer's shape
@@ -34,10 +64,10 @@ def TilePipeline : Pass<"tile-pipeline", "mlir::func::FuncOp"> {
     `k % 2`, then stores the fragments into the other stage and
     synchronizes the block once. Any number of stages from two gives this
     pipeline. A loop whose second stages would take the kernel's shared
-    buffers past `shared-memory-limit` runs as written, with a warning.
-    Without either option, loops run as written.
+    buffers past the target's shared memory runs as written, with a
+    warning. Without either, loops run as written.
 
-    With `tma`, a loop whose copies all fill whole 2-D tiles from tensors
+    On targets with `tma`, a loop whose copies all fill whole 2-D tiles from tensors
     whose strides are static multiples of 16 bytes is pipelined with the
     bulk tensor copy engine instead: one mbarrier per stage, initialized
     before the loop; the first thread of the block arms a stage's barrier
@@ -47,7 +77,7 @@ def TilePipeline : Pass<"tile-pipeline", "mlir::func::FuncOp"> {
     `k + num_stages - 1` into the stage the previous iteration read. The
     multi-buffered tiles get the panelled, swizzled layout TMA writes.
 
-    With `warp-specialize` as well, a TMA loop that is a statement of its
+    With `warp_specialization` as well, a TMA loop that is a statement of its
     kernel (of two warpgroups or more, in one dimension) is split over a
     producer warpgroup (`tile.warp_specialize`): the producer's thread runs
     through the iterations ahead of the consumers, waiting for a stage's
@@ -60,23 +90,9 @@ def TilePipeline : Pass<"tile-pipeline", "mlir::func::FuncOp"> {
     small enough for several to share a multiprocessor.
   }];
   let options = [
-    Option<"asyncCopies", "async-copies", "bool", "false",
-           "The target has cp.async (NVIDIA sm_80 and later)">,
     Option<"registerStages", "register-stages", "bool", "false",
-           "Without cp.async, stage the next iteration's tiles in "
-           "registers, over two shared stages (AMD)">,
-    Option<"sharedMemoryLimit", "shared-memory-limit", "int64_t", "0",
-           "The shared memory of a block, in bytes (0: no limit); a loop "
-           "whose register stages would exceed it runs as written">,
-    Option<"tma", "tma", "bool", "false",
-           "Pipeline with the bulk tensor copy engine and mbarriers where "
-           "the copies allow (NVIDIA sm_90)">,
-    Option<"warpSpecialize", "warp-specialize", "bool", "false",
-           "Issue the TMA copies from a producer warpgroup of their own "
-           "(NVIDIA sm_90a)">,
-    Option<"proxyFence", "proxy-fence", "bool", "false",
-           "Fence the async proxy after cp.async waits, for gemms that read "
-           "shared memory through it (wgmma)">
+           "On targets without cp.async, stage the next iteration's tiles "
+           "in registers, over two shared stages (AMD)">
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::gpu::GPUDialect",
@@ -103,13 +119,14 @@ def TileLowerCopies : Pass<"tile-lower-copies", "mlir::func::FuncOp"> {
     would not be aligned in both buffers, or the copy converts elements,
     it is copied synchronously like any other.
 
-    An `async` copy with a `barrier` (from `tile-pipeline` with `tma`)
+    An `async` copy with a `barrier` (from `tile-pipeline` on TMA)
     becomes bulk tensor copies: the first thread of the block issues one
     `cp.async.bulk.tensor` per panel of the destination tile's layout, on a
     `tile.tensor_map` of the source with that panel as its box, completing
     on the barrier.
 
-    With `tma`, a copy of a whole shared tile (as allocated) to global
+    On targets with `tma`, a copy of a whole shared tile (as allocated) to
+    global
     memory that the bulk tensor copy engine can make (the conditions of
     TMA loads), into a tensor the kernel does not otherwise read, stays a
     `tile.copy` marked `bulk` for `tile-lower-bulk-copies`, and the tile
@@ -117,11 +134,6 @@ def TileLowerCopies : Pass<"tile-lower-copies", "mlir::func::FuncOp"> {
     layout or is read by anything but such copies is copied by the
     threads.
   }];
-  let options = [
-    Option<"tma", "tma", "bool", "false",
-           "Leave copies from shared tiles to global memory to the bulk "
-           "tensor copy engine (NVIDIA sm_90)">
-  ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::gpu::GPUDialect",
                            "::mlir::LLVM::LLVMDialect",
@@ -146,7 +158,7 @@ def TileInferLayouts : Pass<"tile-infer-layouts", "mlir::func::FuncOp"> {
     one fragment are reported as a conflict naming the buffer and both
     lines.
 
-    With `mma-sync`, a `tile.gemm` whose types tensor cores take (f16 or
+    On targets with `mma_sync`, a `tile.gemm` whose types tensor cores take (f16 or
     bf16 operands) seeds its accumulator with the mma.sync accumulator
     layout of its warp partition, and an A operand in registers with the
     matching A operand layout; a gemm whose shape does not split into
@@ -163,7 +175,7 @@ def TileInferLayouts : Pass<"tile-infer-layouts", "mlir::func::FuncOp"> {
     accumulator layout of its partition over waves of 64 lanes in 16x16
     tiles, and an A operand in registers with the matching A operand
     layout; a gemm whose shape does not split so stays on the vector ALUs,
-    with a warning. With `mfma-fp8` as well (gfx942), so does a gemm of
+    with a warning. With `mfma_fp8_fnuz` as well (gfx942), so does a gemm of
     FNUZ 8-bit floats (f8E4M3FNUZ, f8E5M2FNUZ) into f32 with both operands
     in shared memory and K a multiple of 32; other 8-bit floats stay on the
     vector ALUs with a warning that says which the matrix cores take.
@@ -171,25 +183,13 @@ def TileInferLayouts : Pass<"tile-infer-layouts", "mlir::func::FuncOp"> {
     A gemm with A in registers that runs on none of these is an error:
     only tensor cores take A from registers. Each thread's share of the
     fragments and loops is bounded (it is unrolled), and so is what the
-    fragments hold: past `registers-per-thread` 32-bit registers there is
+    fragments hold: past the target's `registers` (32-bit) there is
     a warning with the figure, past four times that an error, as for a gemm
     on CUDA cores that gives a thread more than 4096 multiply-adds.
   }];
   let options = [
     Option<"maxVectorBytes", "max-vector-bytes", "int64_t", "16",
-           "The widest access a thread makes to global or shared memory">,
-    Option<"mmaSync", "mma-sync", "bool", "false",
-           "Lay out gemm accumulators and register operands for mma.sync "
-           "(NVIDIA sm_80 and later)">,
-    Option<"wgmma", "wgmma", "bool", "false",
-           "Lay out gemms that warpgroup MMA can run for it (NVIDIA sm_90a)">,
-    Option<"mfma", "mfma", "bool", "false",
-           "Lay out gemm accumulators and register operands for MFMA (AMD "
-           "gfx90a, gfx942)">,
-    Option<"mfmaFp8", "mfma-fp8", "bool", "false",
-           "The matrix cores take FNUZ 8-bit floats (AMD gfx942)">,
-    Option<"registersPerThread", "registers-per-thread", "int64_t", "255",
-           "The 32-bit registers one thread may hold (255 on NVIDIA)">
+           "The widest access a thread makes to global or shared memory">
   ];
 }
 
@@ -204,17 +204,12 @@ def TileInsertBarriers : Pass<"tile-insert-barriers", "mlir::func::FuncOp"> {
     conflicts with what came before it gets one barrier before the loop,
     not one per iteration.
 
-    With `proxy-fences`, a barrier before a statement that holds a
+    On targets with `wgmma`, a barrier before a statement that holds a
     `tile.gemm` comes after a `fence.proxy.async.shared::cta`: wgmma reads
     shared memory through the async proxy, which ordinary stores are not
     ordered with otherwise. A barrier before a `bulk` copy, which the bulk
     tensor copy engine makes through the async proxy, always does.
   }];
-  let options = [
-    Option<"proxyFences", "proxy-fences", "bool", "false",
-           "Fence the async proxy before barriers that precede gemms "
-           "(NVIDIA sm_90a, where gemms run on wgmma)">
-  ];
   let dependentDialects = ["::mlir::gpu::GPUDialect",
                            "::mlir::NVVM::NVVMDialect"];
 }
@@ -223,7 +218,7 @@ def TileLowerBulkCopies : Pass<"tile-lower-bulk-copies",
                                 "mlir::func::FuncOp"> {
   let summary = "Issue bulk copies to global memory from one thread";
   let description = [{
-    Lowers each `tile.copy bulk` (from `tile-lower-copies` with `tma`):
+    Lowers each `tile.copy bulk` (from `tile-lower-copies` on TMA):
     the first thread of the block, or of the consumers where a producer
     warpgroup exists, issues one `cp.async.bulk.tensor` store per panel of
     the shared tile's layout, on a `tile.tensor_map` of the destination
@@ -253,17 +248,13 @@ def TileDistribute : Pass<"tile-distribute", "mlir::func::FuncOp"> {
     the thread's own slots, then across threads with warp shuffles and,
     between warps, shared memory. A `tile.gemm` whose accumulator has an
     mma.sync layout becomes ldmatrix and mma.sync (nvgpu) per warp tile;
-    with `wgmma`, one whose accumulator has the wgmma layout of its plan
+    on targets with `wgmma`, one whose accumulator has the wgmma layout of its plan
     becomes wgmma on shared-memory descriptors per warpgroup tile; one
     whose accumulator has an MFMA layout becomes `amdgpu.mfma` per 16x16
     wave tile; other gemms, a dot product per accumulator element. Layouts are checked
     exhaustively: an access to a fragment element that the accessing thread
     does not hold is an error.
   }];
-  let options = [
-    Option<"wgmma", "wgmma", "bool", "false",
-           "Run gemms laid out for warpgroup MMA on it (NVIDIA sm_90a)">
-  ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::gpu::GPUDialect",
                            "::mlir::LLVM::LLVMDialect",
