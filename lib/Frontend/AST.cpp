@@ -9,11 +9,26 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/Twine.h"
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 
 using namespace tilec::frontend;
 using llvm::StringRef;
+
+void Expr::setHeightAbove(llvm::ArrayRef<const Expr *> children) {
+  height = 1;
+  for (const Expr *child : children)
+    if (child)
+      height = std::max(height, child->getHeight() + 1);
+}
+
+void Expr::setHeightAboveAll(const std::vector<ExprPtr> &children) {
+  height = 1;
+  for (const ExprPtr &child : children)
+    if (child)
+      height = std::max(height, child->getHeight() + 1);
+}
 
 StringRef tilec::frontend::spell(BinaryOp op) {
   switch (op) {

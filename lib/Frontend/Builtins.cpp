@@ -1396,7 +1396,8 @@ static Ref enumerateBuiltin(Interpreter &interp, const CallArgs &call) {
   std::vector<Ref> pairs;
   for (auto [i, element] : llvm::enumerate(*items))
     pairs.push_back(Interpreter::tuple({Interpreter::integer(i), element}));
-  return Interpreter::tuple(std::move(pairs), true);
+  return interp.checkNesting(Interpreter::tuple(std::move(pairs), true),
+                             call.loc);
 }
 
 static Ref zipBuiltin(Interpreter &interp, const CallArgs &call) {
@@ -1419,7 +1420,8 @@ static Ref zipBuiltin(Interpreter &interp, const CallArgs &call) {
       items.push_back(sequence[i]);
     tuples.push_back(Interpreter::tuple(std::move(items)));
   }
-  return Interpreter::tuple(std::move(tuples), true);
+  return interp.checkNesting(Interpreter::tuple(std::move(tuples), true),
+                             call.loc);
 }
 
 //===----------------------------------------------------------------------===//

@@ -1025,22 +1025,36 @@ Ref Interpreter::eval(const Expr &expr) {
                                ? llvm::cast<TupleExpr>(expr).elements
                                : llvm::cast<ListExpr>(expr).elements;
     std::vector<Ref> values;
+    bool invalid = false;
     for (const ExprPtr &element : elements) {
       Ref value = eval(*element);
       // Elements are values: A[i] in a tuple is read now, regions stay.
       if (auto *access = llvm::dyn_cast<AccessObject>(value.get());
           access && access->isElement())
         value = load(value, element->getLoc());
+      invalid |= isPoison(value);
       values.push_back(value);
     }
-    return tuple(std::move(values), llvm::isa<ListExpr>(expr));
+    // One invalid element makes the whole invalid, so that a loop that
+    // nests it deeper reports the first level too deep only.
+    if (invalid)
+      return poison();
+    return checkNesting(tuple(std::move(values), llvm::isa<ListExpr>(expr)),
+                        expr.getLoc());
   }
   case Expr::Kind::Dict: {
     const auto &dict = llvm::cast<DictExpr>(expr);
-    auto result = std::make_shared<DictObject>();
-    for (auto [key, value] : llvm::zip(dict.keys, dict.values))
-      result->entries.push_back({eval(*key), eval(*value)});
-    return result;
+    std::vector<std::pair<Ref, Ref>> entries;
+    bool invalid = false;
+    for (auto [key, value] : llvm::zip(dict.keys, dict.values)) {
+      entries.push_back({eval(*key), eval(*value)});
+      invalid |=
+          isPoison(entries.back().first) || isPoison(entries.back().second);
+    }
+    if (invalid)
+      return poison();
+    return checkNesting(std::make_shared<DictObject>(std::move(entries)),
+                        expr.getLoc());
   }
   case Expr::Kind::Attribute:
     return evalAttribute(llvm::cast<AttributeExpr>(expr));

@@ -15,6 +15,12 @@ using llvm::StringRef;
 /// Python stops at a few hundred levels too; this keeps the stack small.
 static constexpr unsigned kMaxDepth = 100;
 
+/// The deepest syntax tree an expression may have (Expr::getHeight): a sum
+/// of 1000 terms. Chains of operators, calls, subscripts and attributes
+/// build deep trees without nesting in the source; evaluating, printing and
+/// freeing them recurses as deep as the tree.
+static constexpr unsigned kMaxExpressionHeight = 1000;
+
 namespace {
 /// Counts one level of nesting; reports once when the limit is passed.
 class DepthGuard {
@@ -57,6 +63,18 @@ bool Parser::consumeIf(TokenKind kind) {
 
 void Parser::emitError(SMLoc loc, const llvm::Twine &message) {
   source.emitError(loc) << message;
+}
+
+ExprPtr Parser::checkHeight(ExprPtr expr, SMLoc loc) {
+  if (!expr || expr->getHeight() <= kMaxExpressionHeight)
+    return expr;
+  emitError(loc.isValid() ? loc : expr->getLoc(),
+            "expression is too deep: its syntax tree has more than " +
+                llvm::Twine(kMaxExpressionHeight) +
+                " levels (a chain of operators, calls, subscripts or "
+                "attributes that long); compute it in steps with "
+                "intermediate variables");
+  return nullptr;
 }
 
 void Parser::errorExpected(StringRef what) {
@@ -162,7 +180,10 @@ bool Parser::parseSuite(Block &block) {
   bool tooDeep;
   DepthGuard guard(blockDepth, tooDeep);
   if (tooDeep) {
-    emitError(peek().loc, "blocks are nested too deeply");
+    emitError(peek().loc, elifDepth ? "blocks are nested too deeply (each "
+                                      "elif nests in the else block of the "
+                                      "if before it)"
+                                    : "blocks are nested too deeply");
     return false;
   }
   if (consumeIf(TokenKind::newline)) {
@@ -555,19 +576,34 @@ StmtPtr Parser::parseFunctionDef(std::vector<ExprPtr> decorators, SMLoc loc) {
 
 StmtPtr Parser::parseIf() {
   SMLoc loc = consume().loc; // if / elif
+  // A failed clause takes the rest of the statement with it.
+  auto fail = [&]() -> StmtPtr {
+    recover();
+    while (at(TokenKind::kw_elif) || at(TokenKind::kw_else))
+      recover();
+    return nullptr;
+  };
   ExprPtr cond = parseTest();
-  if (!cond) {
-    recover();
-    return nullptr;
-  }
+  if (!cond)
+    return fail();
   Block then;
-  if (!parseSuite(then)) {
-    recover();
-    return nullptr;
-  }
+  if (!parseSuite(then))
+    return fail();
   Block otherwise;
   if (at(TokenKind::kw_elif)) {
-    if (StmtPtr elif = parseIf())
+    // An elif is an if nested in the else block, in the tree and in the
+    // code generated for it, so it counts as a level of blocks.
+    bool tooDeep;
+    DepthGuard guard(blockDepth, tooDeep);
+    if (tooDeep) {
+      emitError(peek().loc, "blocks are nested too deeply (each elif nests "
+                            "in the else block of the if before it)");
+      return fail();
+    }
+    ++elifDepth;
+    StmtPtr elif = parseIf();
+    --elifDepth;
+    if (elif)
       otherwise.push_back(std::move(elif));
   } else if (consumeIf(TokenKind::kw_else)) {
     if (!parseSuite(otherwise))
@@ -770,7 +806,7 @@ ExprPtr Parser::parseTestList(bool allowStar) {
     elements.push_back(std::move(element));
   }
   (void)allowStar;
-  return std::make_unique<TupleExpr>(loc, std::move(elements));
+  return checkHeight(std::make_unique<TupleExpr>(loc, std::move(elements)));
 }
 
 ExprPtr Parser::parseTest() {
@@ -807,8 +843,8 @@ ExprPtr Parser::parseTest() {
   ExprPtr otherwise = parseTest();
   if (!otherwise)
     return nullptr;
-  return std::make_unique<IfExpr>(loc, std::move(cond), std::move(value),
-                                  std::move(otherwise));
+  return checkHeight(std::make_unique<IfExpr>(
+      loc, std::move(cond), std::move(value), std::move(otherwise)));
 }
 
 ExprPtr Parser::parseBoolOp(TokenKind keyword, BoolOp op,
@@ -825,7 +861,8 @@ ExprPtr Parser::parseBoolOp(TokenKind keyword, BoolOp op,
       return nullptr;
     operands.push_back(std::move(next));
   }
-  return std::make_unique<BoolOpExpr>(loc, op, std::move(operands));
+  return checkHeight(
+      std::make_unique<BoolOpExpr>(loc, op, std::move(operands)));
 }
 
 ExprPtr Parser::parseOrTest() {
@@ -849,7 +886,8 @@ ExprPtr Parser::parseNotTest() {
   ExprPtr operand = parseNotTest();
   if (!operand)
     return nullptr;
-  return std::make_unique<UnaryExpr>(loc, UnaryOp::Not, std::move(operand));
+  return checkHeight(
+      std::make_unique<UnaryExpr>(loc, UnaryOp::Not, std::move(operand)));
 }
 
 ExprPtr Parser::parseComparison() {
@@ -910,8 +948,8 @@ done:
   if (ops.empty())
     return std::move(operands.front());
   SMLoc loc = operands.front()->getLoc();
-  return std::make_unique<CompareExpr>(loc, std::move(ops), std::move(operands),
-                                       std::move(opLocs));
+  return checkHeight(std::make_unique<CompareExpr>(
+      loc, std::move(ops), std::move(operands), std::move(opLocs)));
 }
 
 namespace {
@@ -952,8 +990,10 @@ ExprPtr Parser::parseBinary(unsigned level) {
     ExprPtr rhs = parseBinary(level + 1);
     if (!rhs)
       return nullptr;
-    lhs =
-        std::make_unique<BinaryExpr>(loc, *op, std::move(lhs), std::move(rhs));
+    lhs = checkHeight(
+        std::make_unique<BinaryExpr>(loc, *op, std::move(lhs), std::move(rhs)));
+    if (!lhs)
+      return nullptr;
   }
 }
 
@@ -977,7 +1017,7 @@ ExprPtr Parser::parseFactor() {
   ExprPtr operand = parseFactor();
   if (!operand)
     return nullptr;
-  return std::make_unique<UnaryExpr>(loc, *op, std::move(operand));
+  return checkHeight(std::make_unique<UnaryExpr>(loc, *op, std::move(operand)));
 }
 
 ExprPtr Parser::parsePower() {
@@ -995,24 +1035,25 @@ ExprPtr Parser::parsePower() {
   ExprPtr exponent = parseFactor();
   if (!exponent)
     return nullptr;
-  return std::make_unique<BinaryExpr>(loc, BinaryOp::Pow, std::move(base),
-                                      std::move(exponent));
+  return checkHeight(std::make_unique<BinaryExpr>(
+      loc, BinaryOp::Pow, std::move(base), std::move(exponent)));
 }
 
 ExprPtr Parser::parsePrimary() {
   ExprPtr value = parseAtom();
   while (value) {
     if (at(TokenKind::dot)) {
-      SMLoc loc = consume().loc;
+      SMLoc dot = consume().loc;
       if (!at(TokenKind::identifier)) {
         errorExpected("an attribute name after '.'");
         return nullptr;
       }
       Token name = consume();
-      (void)loc;
       SMLoc start = value->getLoc();
-      value = std::make_unique<AttributeExpr>(start, std::move(value),
-                                              name.text.str(), name.loc);
+      value =
+          checkHeight(std::make_unique<AttributeExpr>(
+                          start, std::move(value), name.text.str(), name.loc),
+                      dot);
     } else if (at(TokenKind::l_paren)) {
       value = parseCall(std::move(value));
     } else if (at(TokenKind::l_square)) {
@@ -1116,7 +1157,7 @@ ExprPtr Parser::parseParenthesized() {
   }
   if (!expect(TokenKind::r_paren, "')'"))
     return nullptr;
-  return std::make_unique<TupleExpr>(loc, std::move(elements));
+  return checkHeight(std::make_unique<TupleExpr>(loc, std::move(elements)));
 }
 
 ExprPtr Parser::parseListDisplay() {
@@ -1134,7 +1175,7 @@ ExprPtr Parser::parseListDisplay() {
   }
   if (!expect(TokenKind::r_square, "']'"))
     return nullptr;
-  return std::make_unique<ListExpr>(loc, std::move(elements));
+  return checkHeight(std::make_unique<ListExpr>(loc, std::move(elements)));
 }
 
 ExprPtr Parser::parseDictDisplay() {
@@ -1168,11 +1209,12 @@ ExprPtr Parser::parseDictDisplay() {
   }
   if (!expect(TokenKind::r_brace, "'}'"))
     return nullptr;
-  return std::make_unique<DictExpr>(loc, std::move(keys), std::move(values));
+  return checkHeight(
+      std::make_unique<DictExpr>(loc, std::move(keys), std::move(values)));
 }
 
 ExprPtr Parser::parseCall(ExprPtr callee) {
-  consume(); // (
+  SMLoc paren = consume().loc;
   SMLoc loc = callee->getLoc();
   std::vector<ExprPtr> args;
   std::vector<Keyword> keywords;
@@ -1216,12 +1258,14 @@ ExprPtr Parser::parseCall(ExprPtr callee) {
   }
   if (!expect(TokenKind::r_paren, "')' to end the call"))
     return nullptr;
-  return std::make_unique<CallExpr>(loc, std::move(callee), std::move(args),
-                                    std::move(keywords));
+  return checkHeight(std::make_unique<CallExpr>(loc, std::move(callee),
+                                                std::move(args),
+                                                std::move(keywords)),
+                     paren);
 }
 
 ExprPtr Parser::parseSubscript(ExprPtr value) {
-  consume(); // [
+  SMLoc bracket = consume().loc;
   SMLoc loc = value->getLoc();
   std::vector<ExprPtr> indices;
   while (!at(TokenKind::r_square)) {
@@ -1238,8 +1282,9 @@ ExprPtr Parser::parseSubscript(ExprPtr value) {
   }
   if (!expect(TokenKind::r_square, "']'"))
     return nullptr;
-  return std::make_unique<SubscriptExpr>(loc, std::move(value),
-                                         std::move(indices));
+  return checkHeight(std::make_unique<SubscriptExpr>(loc, std::move(value),
+                                                     std::move(indices)),
+                     bracket);
 }
 
 ExprPtr Parser::parseSubscriptItem() {
@@ -1266,6 +1311,6 @@ ExprPtr Parser::parseSubscriptItem() {
     if (!step)
       return nullptr;
   }
-  return std::make_unique<SliceExpr>(loc, std::move(lower), std::move(upper),
-                                     std::move(step));
+  return checkHeight(std::make_unique<SliceExpr>(
+      loc, std::move(lower), std::move(upper), std::move(step)));
 }

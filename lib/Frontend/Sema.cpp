@@ -25,6 +25,9 @@ using llvm::StringRef;
 /// Bounds on work a .tile file can ask for at compile time.
 static constexpr unsigned kMaxCallDepth = 64;
 static constexpr uint64_t kMaxCompileTimeSteps = 1u << 20;
+/// As deep as the syntax tree of an expression may be: values built in a
+/// loop (`t = (t,)`) nest without bound otherwise.
+static constexpr unsigned kMaxNestingDepth = 1000;
 
 //===----------------------------------------------------------------------===//
 // Scope
@@ -148,6 +151,12 @@ Ref Interpreter::string(std::string value) {
 }
 Ref Interpreter::tuple(std::vector<Ref> elements, bool isList) {
   return std::make_shared<TupleObject>(std::move(elements), isList);
+}
+Ref Interpreter::checkNesting(Ref value, SMLoc loc) {
+  if (getNestingDepth(*value) <= kMaxNestingDepth)
+    return value;
+  return error(loc, "this value nests tuples, lists or dicts more than " +
+                        llvm::Twine(kMaxNestingDepth) + " deep");
 }
 Ref Interpreter::poison() {
   static const Ref value = std::make_shared<PoisonObject>();

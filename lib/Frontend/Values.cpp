@@ -142,6 +142,14 @@ llvm::ArrayRef<StringRef> tilec::frontend::getDTypeNames() {
   return names;
 }
 
+unsigned tilec::frontend::getNestingDepth(const Object &object) {
+  if (auto *tuple = llvm::dyn_cast<TupleObject>(&object))
+    return tuple->depth;
+  if (auto *dict = llvm::dyn_cast<DictObject>(&object))
+    return dict->depth;
+  return 0;
+}
+
 StringRef tilec::frontend::getTypeName(const Object &object) {
   switch (object.getKind()) {
   case Object::Kind::None:

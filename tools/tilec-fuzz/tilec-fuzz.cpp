@@ -24,6 +24,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/ProgramStack.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -74,8 +75,8 @@ extern "C" int LLVMFuzzerInitialize(int *argc, char ***argv) {
   return 0;
 }
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  llvm::StringRef text(reinterpret_cast<const char *>(data), size);
+/// Compiles one input, on whatever stack it is called.
+static void compileInput(llvm::StringRef text) {
   InputOptions options = parseOptionsLine(text);
 
   DialectRegistry registry;
@@ -110,7 +111,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!module) {
     if (errors == 0)
       fail("the front end failed without an error");
-    return 0;
+    return;
   }
 
   auto configure = [](PassManager &pm) {
@@ -150,5 +151,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   };
   if (failed(compileToLLVM()) && errors == 0)
     fail("compilation failed without an error");
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  // On the stack tilec gives the compiler, not libFuzzer's.
+  llvm::StringRef text(reinterpret_cast<const char *>(data), size);
+  llvm::runOnNewStack(kCompilerStackSize, [&] { compileInput(text); });
   return 0;
 }

@@ -35,6 +35,7 @@
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/ProgramStack.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <CLI/CLI.hpp>
@@ -631,18 +632,22 @@ static int compile(const Options &options, const char *argv0) {
              : 1;
 }
 
-/// Runs `compile`, turning a crash into an internal error with exit code 2
-/// (sanitizer builds let the sanitizers report it instead).
+/// Runs `compile` on a stack of kCompilerStackSize, turning a crash into an
+/// internal error with exit code 2 (sanitizer builds let the sanitizers
+/// report it instead).
 static int compileSafely(const Options &options, const char *argv0) {
 #ifdef TILEC_SANITIZER_BUILD
-  int status = compile(options, argv0);
+  int status = 1;
+  llvm::runOnNewStack(kCompilerStackSize,
+                      [&] { status = compile(options, argv0); });
   removePrivateTemporaryFolder();
   return status;
 #else
   llvm::CrashRecoveryContext::Enable();
   llvm::CrashRecoveryContext recovery;
   int status = 1;
-  if (recovery.RunSafely([&] { status = compile(options, argv0); })) {
+  if (recovery.RunSafelyOnNewStack([&] { status = compile(options, argv0); },
+                                   kCompilerStackSize)) {
     removePrivateTemporaryFolder();
     return status;
   }

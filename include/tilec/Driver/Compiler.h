@@ -20,6 +20,13 @@
 
 namespace tilec {
 
+/// The stack tilec compiles on: a thread of its own, so that neither the
+/// process's stack limit (`ulimit -s`) nor the thread a library user calls
+/// from decides how deep the front end may recurse. The front end's limits
+/// (docs/robustness.md) need about 16 MiB at worst in a release build;
+/// sanitized builds take a few times more.
+constexpr unsigned kCompilerStackSize = 128u << 20;
+
 struct CompileOptions {
   const TargetInfo *target = nullptr;
   /// -O0 ... -O3, passed to LLVM's optimizer for the device code.

@@ -8,6 +8,7 @@
 #ifndef TILEC_FRONTEND_AST_H
 #define TILEC_FRONTEND_AST_H
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Casting.h"
 #include "llvm/Support/SMLoc.h"
@@ -85,10 +86,22 @@ public:
 
   Kind getKind() const { return kind; }
   llvm::SMLoc getLoc() const { return loc; }
+  /// The number of nodes on the longest path from this node to a leaf: 1
+  /// for a name or a literal, n for a sum of n terms. Whatever walks the
+  /// tree recursively (evaluation, printing, destruction) recurses that
+  /// deep, so the parser bounds it.
+  unsigned getHeight() const { return height; }
+
+protected:
+  /// Makes this node one level above the deepest of `children` (null ones,
+  /// such as a slice's missing bounds, do not count).
+  void setHeightAbove(llvm::ArrayRef<const Expr *> children);
+  void setHeightAboveAll(const std::vector<std::unique_ptr<Expr>> &children);
 
 private:
   Kind kind;
   llvm::SMLoc loc;
+  unsigned height = 1;
 };
 
 using ExprPtr = std::unique_ptr<Expr>;
@@ -144,14 +157,18 @@ public:
 class TupleExpr : public ExprBase<Expr::Kind::Tuple> {
 public:
   TupleExpr(llvm::SMLoc loc, std::vector<ExprPtr> elements)
-      : ExprBase(loc), elements(std::move(elements)) {}
+      : ExprBase(loc), elements(std::move(elements)) {
+    setHeightAboveAll(this->elements);
+  }
   std::vector<ExprPtr> elements;
 };
 
 class ListExpr : public ExprBase<Expr::Kind::List> {
 public:
   ListExpr(llvm::SMLoc loc, std::vector<ExprPtr> elements)
-      : ExprBase(loc), elements(std::move(elements)) {}
+      : ExprBase(loc), elements(std::move(elements)) {
+    setHeightAboveAll(this->elements);
+  }
   std::vector<ExprPtr> elements;
 };
 
@@ -159,7 +176,14 @@ class DictExpr : public ExprBase<Expr::Kind::Dict> {
 public:
   DictExpr(llvm::SMLoc loc, std::vector<ExprPtr> keys,
            std::vector<ExprPtr> values)
-      : ExprBase(loc), keys(std::move(keys)), values(std::move(values)) {}
+      : ExprBase(loc), keys(std::move(keys)), values(std::move(values)) {
+    std::vector<const Expr *> children;
+    for (const ExprPtr &key : this->keys)
+      children.push_back(key.get());
+    for (const ExprPtr &value : this->values)
+      children.push_back(value.get());
+    setHeightAbove(children);
+  }
   std::vector<ExprPtr> keys;
   std::vector<ExprPtr> values;
 };
@@ -169,7 +193,9 @@ public:
   AttributeExpr(llvm::SMLoc loc, ExprPtr value, std::string attr,
                 llvm::SMLoc attrLoc)
       : ExprBase(loc), value(std::move(value)), attr(std::move(attr)),
-        attrLoc(attrLoc) {}
+        attrLoc(attrLoc) {
+    setHeightAbove({this->value.get()});
+  }
   ExprPtr value;
   std::string attr;
   llvm::SMLoc attrLoc;
@@ -186,7 +212,14 @@ public:
   CallExpr(llvm::SMLoc loc, ExprPtr callee, std::vector<ExprPtr> args,
            std::vector<Keyword> keywords)
       : ExprBase(loc), callee(std::move(callee)), args(std::move(args)),
-        keywords(std::move(keywords)) {}
+        keywords(std::move(keywords)) {
+    std::vector<const Expr *> children = {this->callee.get()};
+    for (const ExprPtr &arg : this->args)
+      children.push_back(arg.get());
+    for (const Keyword &keyword : this->keywords)
+      children.push_back(keyword.value.get());
+    setHeightAbove(children);
+  }
   ExprPtr callee;
   std::vector<ExprPtr> args;
   std::vector<Keyword> keywords;
@@ -196,7 +229,12 @@ public:
 class SubscriptExpr : public ExprBase<Expr::Kind::Subscript> {
 public:
   SubscriptExpr(llvm::SMLoc loc, ExprPtr value, std::vector<ExprPtr> indices)
-      : ExprBase(loc), value(std::move(value)), indices(std::move(indices)) {}
+      : ExprBase(loc), value(std::move(value)), indices(std::move(indices)) {
+    std::vector<const Expr *> children = {this->value.get()};
+    for (const ExprPtr &index : this->indices)
+      children.push_back(index.get());
+    setHeightAbove(children);
+  }
   ExprPtr value;
   std::vector<ExprPtr> indices;
 };
@@ -205,14 +243,18 @@ class SliceExpr : public ExprBase<Expr::Kind::Slice> {
 public:
   SliceExpr(llvm::SMLoc loc, ExprPtr lower, ExprPtr upper, ExprPtr step)
       : ExprBase(loc), lower(std::move(lower)), upper(std::move(upper)),
-        step(std::move(step)) {}
+        step(std::move(step)) {
+    setHeightAbove({this->lower.get(), this->upper.get(), this->step.get()});
+  }
   ExprPtr lower, upper, step; // each may be null
 };
 
 class BinaryExpr : public ExprBase<Expr::Kind::Binary> {
 public:
   BinaryExpr(llvm::SMLoc loc, BinaryOp op, ExprPtr lhs, ExprPtr rhs)
-      : ExprBase(loc), op(op), lhs(std::move(lhs)), rhs(std::move(rhs)) {}
+      : ExprBase(loc), op(op), lhs(std::move(lhs)), rhs(std::move(rhs)) {
+    setHeightAbove({this->lhs.get(), this->rhs.get()});
+  }
   BinaryOp op;
   ExprPtr lhs, rhs;
 };
@@ -220,7 +262,9 @@ public:
 class UnaryExpr : public ExprBase<Expr::Kind::Unary> {
 public:
   UnaryExpr(llvm::SMLoc loc, UnaryOp op, ExprPtr operand)
-      : ExprBase(loc), op(op), operand(std::move(operand)) {}
+      : ExprBase(loc), op(op), operand(std::move(operand)) {
+    setHeightAbove({this->operand.get()});
+  }
   UnaryOp op;
   ExprPtr operand;
 };
@@ -228,7 +272,9 @@ public:
 class BoolOpExpr : public ExprBase<Expr::Kind::BoolOp> {
 public:
   BoolOpExpr(llvm::SMLoc loc, BoolOp op, std::vector<ExprPtr> operands)
-      : ExprBase(loc), op(op), operands(std::move(operands)) {}
+      : ExprBase(loc), op(op), operands(std::move(operands)) {
+    setHeightAboveAll(this->operands);
+  }
   BoolOp op;
   std::vector<ExprPtr> operands;
 };
@@ -239,7 +285,9 @@ public:
   CompareExpr(llvm::SMLoc loc, std::vector<CompareOp> ops,
               std::vector<ExprPtr> operands, std::vector<llvm::SMLoc> opLocs)
       : ExprBase(loc), ops(std::move(ops)), operands(std::move(operands)),
-        opLocs(std::move(opLocs)) {}
+        opLocs(std::move(opLocs)) {
+    setHeightAboveAll(this->operands);
+  }
   std::vector<CompareOp> ops;
   std::vector<ExprPtr> operands;
   std::vector<llvm::SMLoc> opLocs;
@@ -250,7 +298,9 @@ class IfExpr : public ExprBase<Expr::Kind::IfExp> {
 public:
   IfExpr(llvm::SMLoc loc, ExprPtr cond, ExprPtr then, ExprPtr otherwise)
       : ExprBase(loc), cond(std::move(cond)), then(std::move(then)),
-        otherwise(std::move(otherwise)) {}
+        otherwise(std::move(otherwise)) {
+    setHeightAbove({this->cond.get(), this->then.get(), this->otherwise.get()});
+  }
   ExprPtr cond, then, otherwise;
 };
 

@@ -38,6 +38,9 @@ private:
   bool expect(TokenKind kind, llvm::StringRef what);
   void emitError(llvm::SMLoc loc, const llvm::Twine &message);
   void errorExpected(llvm::StringRef what);
+  /// Returns `expr`, or null after reporting (at `loc`, or where `expr`
+  /// starts) that its syntax tree is deeper than the parser allows.
+  ExprPtr checkHeight(ExprPtr expr, llvm::SMLoc loc = llvm::SMLoc());
   /// Skips to the start of the next statement, and over the indented block
   /// of a statement that failed in its header.
   void recover();
@@ -91,6 +94,8 @@ private:
   /// cannot exhaust the stack.
   unsigned depth = 0;
   unsigned blockDepth = 0;
+  /// The elif clauses that enclose the block being parsed.
+  unsigned elifDepth = 0;
 };
 
 } // namespace tilec::frontend

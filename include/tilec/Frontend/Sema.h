@@ -105,6 +105,9 @@ public:
   static Ref floating(double value);
   static Ref string(std::string value);
   static Ref tuple(std::vector<Ref> elements, bool isList = false);
+  /// Returns `value`, or poison after reporting at `loc` that it nests
+  /// tuples, lists or dicts deeper than the evaluator allows.
+  Ref checkNesting(Ref value, llvm::SMLoc loc);
   static Ref poison();
   static bool isPoison(const Ref &value) {
     return llvm::isa<PoisonObject>(*value);

@@ -17,6 +17,7 @@
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/SmallVector.h"
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <memory>
@@ -124,16 +125,32 @@ struct StrObject : ObjectBase<Object::Kind::Str> {
   std::string value;
 };
 
+/// How deep tuples, lists and dicts nest in `object`: 0 for any other
+/// value, 1 for a tuple of numbers. Comparing, printing and freeing a value
+/// recurses that deep.
+unsigned getNestingDepth(const Object &object);
+
 /// A tuple or a list.
 struct TupleObject : ObjectBase<Object::Kind::Tuple> {
   TupleObject(std::vector<Ref> elements, bool isList)
-      : elements(std::move(elements)), isList(isList) {}
+      : elements(std::move(elements)), isList(isList) {
+    for (const Ref &element : this->elements)
+      depth = std::max(depth, getNestingDepth(*element) + 1);
+  }
   std::vector<Ref> elements;
   bool isList;
+  unsigned depth = 1;
 };
 
 struct DictObject : ObjectBase<Object::Kind::Dict> {
+  explicit DictObject(std::vector<std::pair<Ref, Ref>> entries)
+      : entries(std::move(entries)) {
+    for (const auto &[key, value] : this->entries)
+      depth = std::max(
+          {depth, getNestingDepth(*key) + 1, getNestingDepth(*value) + 1});
+  }
   std::vector<std::pair<Ref, Ref>> entries;
+  unsigned depth = 1;
 };
 
 struct DTypeObject : ObjectBase<Object::Kind::DType> {
