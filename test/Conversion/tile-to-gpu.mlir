@@ -4,7 +4,7 @@
 // computation and launches it. A tensor travels as a bare, 16-byte aligned,
 // non-aliasing pointer and is re-shaped inside with the dynamic extents.
 // Shared buffers are views into the dynamic shared memory at 128-byte
-// aligned offsets; local buffers are allocas.
+// aligned offsets; local buffers are allocas in the private address space.
 // CHECK: module attributes {gpu.container_module}
 // CHECK-LABEL: func.func @kernel
 // CHECK-SAME: (%[[A:.*]]: memref<?x64xf16> {tile.dims = array<i64: 2, -1>}, %[[ALPHA:.*]]: f32, %[[M:.*]]: index)
@@ -17,12 +17,12 @@
 // CHECK-SAME: known_block_size = array<i32: 64, 2, 1>
 // CHECK-SAME: tile.shared_memory_bytes = 4128 : i64
 // CHECK: %[[DSM:.*]] = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+// CHECK: %[[L:.*]] = memref.alloca() : memref<4xf32, #gpu.address_space<private>>
 // CHECK: %[[TENSOR:.*]] = memref.reinterpret_cast %[[KA]] to offset: [0], sizes: [%[[KM]], 64], strides: [64, 1]
 // CHECK: %[[BX:.*]] = gpu.block_id x
 // CHECK: %[[BY:.*]] = gpu.block_id y
 // CHECK: %[[S:.*]] = memref.view %[[DSM]][%c0{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<32x64xf16, #gpu.address_space<workgroup>>
 // CHECK: %[[T:.*]] = memref.view %[[DSM]][%c4096][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<8xf32, #gpu.address_space<workgroup>>
-// CHECK: %[[L:.*]] = memref.alloca() : memref<4xf32>
 // CHECK: %[[V:.*]] = memref.load %[[TENSOR]][%[[BX]], %[[BY]]]
 // CHECK: memref.store %[[V]], %[[S]]
 // CHECK: memref.store %[[KALPHA]], %[[T]]
@@ -42,6 +42,41 @@ func.func @kernel(%a: memref<?x64xf16> {tile.dims = array<i64: 2, -1>}, %alpha: 
     memref.store %v, %s[%c0, %c0] : memref<32x64xf16, #tile.shared>
     memref.store %alpha, %t[%c0] : memref<8xf32, #tile.shared>
     memref.store %alpha, %l[%c0] : memref<4xf32, #tile.local>
+  }
+  return
+}
+
+// -----
+
+// Buffers on the stack are allocated once, at the kernel's start, wherever
+// they were: an alloca elsewhere is a dynamic one to LLVM, which AMDGPU
+// cannot select, nor an alloca outside its private address space. Views of
+// them are private too; a variable's initial value is stored where it was.
+// CHECK-LABEL: gpu.func @stack
+// CHECK-NEXT: %[[R:.*]] = memref.alloca() : memref<8xf32, #gpu.address_space<private>>
+// CHECK-NEXT: %[[L:.*]] = memref.alloca() : memref<4xf32, #gpu.address_space<private>>
+// CHECK-NEXT: %[[V:.*]] = memref.alloca() : memref<i32, #gpu.address_space<private>>
+// CHECK-NOT: memref.alloca
+// CHECK: scf.for
+// CHECK: memref.store %{{.*}}, %[[V]][] : memref<i32, #gpu.address_space<private>>
+// CHECK: memref.subview %[[R]][4] [4] [1] : memref<8xf32, #gpu.address_space<private>> to memref<4xf32, strided<[1], offset: 4>, #gpu.address_space<private>>
+// CHECK: memref.store %{{.*}}, %[[L]]
+func.func @stack(%out: memref<4xf32>) {
+  %c1 = arith.constant 1 : index
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  tile.kernel blocks(%bx) in (%c1) threads(32) {
+    scf.for %i = %c0 to %c4 step %c1 {
+      %r = memref.alloca() : memref<8xf32>
+      %l = tile.alloc_local : memref<4xf32, #tile.local>
+      %zero = arith.constant 0 : i32
+      %v = tile.alloc_var init(%zero : i32) : memref<i32, #tile.local>
+      %half = memref.subview %r[4] [4] [1] : memref<8xf32> to memref<4xf32, strided<[1], offset: 4>>
+      %x = memref.load %half[%i] : memref<4xf32, strided<[1], offset: 4>>
+      memref.store %x, %l[%i] : memref<4xf32, #tile.local>
+      %y = memref.load %l[%c0] : memref<4xf32, #tile.local>
+      memref.store %y, %out[%i] : memref<4xf32>
+    }
   }
   return
 }

@@ -25,7 +25,12 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "mlir::ModuleOp"> {
     Block indices become `gpu.block_id`, remapped in panels when the kernel
     has a `tile.use_swizzle`. Shared buffers are carved out of the dynamic
     shared memory at 128-byte aligned offsets (the total is the gpu.func's
-    `tile.shared_memory_bytes`); local buffers become stack allocations.
+    `tile.shared_memory_bytes`). Buffers on each thread's stack (local
+    buffers, variables, the registers of fragments) are allocated once, at
+    the kernel's start, in the private address space: an alloca elsewhere
+    is a dynamic one to LLVM, and AMDGPU selects allocas only in its private
+    address space, which the optimizing levels hide by promoting them to
+    registers and `-O0` does not.
     Each `tile.tensor_map` becomes a kernel argument after the others,
     marked `tile.tensor_map` with what the host encodes.
 

@@ -20,6 +20,7 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -124,6 +125,49 @@ void lowerWarpSpecialize(WarpSpecializeOp split, int64_t consumers) {
     }
   }
   split.erase();
+}
+
+/// Allocates the kernel's stack buffers (local buffers, variables and
+/// fragment registers) once, at its start, in the private address space.
+/// LLVM takes an alloca anywhere else for a dynamic one, and AMDGPU selects
+/// allocas only in its private address space (5); what -O1 and above
+/// promote to registers must also compile at -O0. NVVM keeps them generic.
+void placePrivateBuffers(gpu::GPUFuncOp gpuFunc) {
+  MLIRContext *context = gpuFunc.getContext();
+  Attribute space = addressSpace(context, gpu::AddressSpace::Private);
+  auto inPrivate = [&](Value value) {
+    auto type = cast<MemRefType>(value.getType());
+    value.setType(MemRefType::get(type.getShape(), type.getElementType(),
+                                  type.getLayout(), space));
+  };
+  SmallVector<memref::AllocaOp> allocas;
+  gpuFunc.walk([&](memref::AllocaOp alloca) { allocas.push_back(alloca); });
+  Block &entry = gpuFunc.getBody().front();
+  Block::iterator next = entry.begin();
+  SmallVector<Value> worklist;
+  for (memref::AllocaOp alloca : allocas) {
+    if (alloca->getNumOperands() == 0) {
+      alloca->moveBefore(&entry, next);
+      next = std::next(Block::iterator(alloca));
+    }
+    inPrivate(alloca.getResult());
+    worklist.push_back(alloca.getResult());
+  }
+  // Views of them are private too.
+  while (!worklist.empty()) {
+    Value buffer = worklist.pop_back_val();
+    for (Operation *user : buffer.getUsers()) {
+      auto view = dyn_cast<ViewLikeOpInterface>(user);
+      if (!view || view.getViewSource() != buffer)
+        continue;
+      for (Value result : user->getResults()) {
+        if (!isa<MemRefType>(result.getType()))
+          continue;
+        inPrivate(result);
+        worklist.push_back(result);
+      }
+    }
+  }
 }
 
 class KernelOutliner {
@@ -406,6 +450,7 @@ LogicalResult KernelOutliner::run() {
       op->erase();
     }
   });
+  placePrivateBuffers(gpuFunc);
   if (failed(planSharedMemory(gpuFunc)))
     return failure();
 
