@@ -86,3 +86,32 @@ func.func @partial(%a: memref<1024xf32>, %out: memref<64xf32>, %n: index) {
   }
   return
 }
+
+// -----
+
+// A copy that is the body's first op (the loop computes nothing for its
+// indices) gives way to its stage like any other.
+// CHECK-LABEL: func.func @copy_first
+// CHECK: tile.pipelined
+// CHECK: %[[CUR:.*]] = arith.remui %{{.*}}, %c2
+// CHECK-NEXT: %[[A:.*]] = memref.subview %{{.*}}[%[[CUR]], 0, 0] [1, 1, 1] [1, 1, 1]
+// CHECK-NEXT: %[[B:.*]] = memref.subview %{{.*}}[%[[CUR]], 0, 0] [1, 1, 64] [1, 1, 1]
+// CHECK-NEXT: tile.gemm %[[A]], %[[B]], %{{.*}} :
+// CHECK: tile.copy %{{.*}} to %{{.*}} : memref<1x1xf16, #tile.fragment>
+// CHECK: tile.copy %{{.*}} to %{{.*}} : memref<1x64xf16, #tile.fragment>
+func.func @copy_first(%a: memref<64x64xf16>, %b: memref<64x64xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  tile.kernel blocks(%bx, %by) in (%c1, %c64) threads(128) {
+    %as = tile.alloc_shared : memref<1x1xf16, #tile.shared>
+    %bs = tile.alloc_shared : memref<1x64xf16, #tile.shared>
+    %acc = tile.alloc_fragment : memref<1x64xf32, #tile.fragment>
+    tile.pipelined %k = %c0 to %c64 stages(3) {
+      tile.copy %a[%by, %k] [1, 1] to %as : memref<64x64xf16>, memref<1x1xf16, #tile.shared>
+      tile.copy %b[%k, 0] [1, 64] to %bs : memref<64x64xf16>, memref<1x64xf16, #tile.shared>
+      tile.gemm %as, %bs, %acc : memref<1x1xf16, #tile.shared>, memref<1x64xf16, #tile.shared>, memref<1x64xf32, #tile.fragment>
+    }
+  }
+  return
+}

@@ -157,3 +157,33 @@ func.func @dynamic_outer(%a: memref<4x?x32x64xf16>, %n: index) {
   }
   return
 }
+
+// -----
+
+// A copy that is the body's first op (the loop computes nothing for its
+// indices) gives way to its stage like any other.
+// CHECK-LABEL: func.func @copy_first
+// CHECK: tile.pipelined
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK-NEXT: %[[A:.*]] = memref.subview %{{.*}}[%[[CUR:.*]], 0, 0] [1, 64, 64] [1, 1, 1]
+// CHECK-NEXT: %[[B:.*]] = memref.subview %{{.*}}[%[[CUR]], 0, 0] [1, 64, 64] [1, 1, 1]
+// CHECK-NEXT: tile.gemm %[[A]], %[[B]], %{{.*}} :
+// CHECK-NEXT: gpu.barrier
+// CHECK: tile.copy async %arg0[%{{.*}}, %{{.*}}] [64, 64] to %{{.*}} barrier(
+// CHECK: tile.copy async %arg1[%{{.*}}, %{{.*}}] [64, 64] to %{{.*}} barrier(
+func.func @copy_first(%a: memref<1024x1024xf16>, %b: memref<1024x1024xf16>) {
+  %c0 = arith.constant 0 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  tile.kernel blocks(%bx, %by) in (%c8, %c8) threads(128) {
+    %as = tile.alloc_shared : memref<64x64xf16, #tile.shared>
+    %bs = tile.alloc_shared : memref<64x64xf16, #tile.shared>
+    %acc = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    tile.pipelined %k = %c0 to %c16 stages(3) {
+      tile.copy %a[%bx, %k] [64, 64] to %as : memref<1024x1024xf16>, memref<64x64xf16, #tile.shared>
+      tile.copy %b[%k, %by] [64, 64] to %bs : memref<1024x1024xf16>, memref<64x64xf16, #tile.shared>
+      tile.gemm %as, %bs, %acc : memref<64x64xf16, #tile.shared>, memref<64x64xf16, #tile.shared>, memref<64x64xf32, #tile.fragment>
+    }
+  }
+  return
+}

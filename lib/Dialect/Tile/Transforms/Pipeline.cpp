@@ -218,7 +218,8 @@ private:
   /// before the loop that move to the consumers.
   void runWarpSpecialized(ArrayRef<Operation *> consumerOnly);
   /// Replaces the producers' buffers in the loop with their stage
-  /// `current`, and erases the producers.
+  /// `current`, and erases the producers; leaves `b` after the stage
+  /// views.
   void useStages(OpBuilder &b, Location loc, Value current);
   /// Issues the producers for iteration `k` into stage `stage`, if
   /// `k < upper bound`: as one cp.async group, or as bulk copies on the
@@ -563,15 +564,21 @@ void LoopPipeliner::runThroughRegisters() {
 }
 
 void LoopPipeliner::useStages(OpBuilder &b, Location loc, Value current) {
-  for (Producer &producer : producers) {
-    Value view =
-        stageView(b, loc, multiBuffers.lookup(producer.buffer), current);
+  SmallVector<Value> views;
+  for (Producer &producer : producers)
+    views.push_back(
+        stageView(b, loc, multiBuffers.lookup(producer.buffer), current));
+  // Only then are the copies erased: the builder may insert before one of
+  // them (the body's first op, when the loop computes nothing for its
+  // operands).
+  for (auto [producer, view] : llvm::zip(producers, views)) {
     producer.copy.erase();
     producer.buffer.getResult().replaceUsesWithIf(
         view, [&](OpOperand &use) { return loop->isAncestor(use.getOwner()); });
   }
   for (Producer &producer : producers)
     producer.buffer.erase();
+  b.setInsertionPointAfterValue(views.back());
 }
 
 FailureOr<SmallVector<Operation *>> LoopPipeliner::planWarpSpecialization() {
