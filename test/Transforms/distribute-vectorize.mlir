@@ -99,3 +99,53 @@ func.func @index_as_data(%a: memref<4x128xi32>) {
   }
   return
 }
+
+// -----
+
+// Bool and int4 elements take a byte each in memory, but a vector of them
+// packs them into bits: runs of them are accessed element by element.
+// CHECK-LABEL: func.func @bool_copy
+// CHECK-NOT: vector.load
+// CHECK-NOT: vector.store
+// CHECK: memref.load %arg0[%{{.*}}, %{{.*}}] : memref<4x128xi1>
+// CHECK: memref.store %{{.*}}, %arg1[%{{.*}}, %{{.*}}] : memref<4x128xi1>
+#runs = #tile.fragment_layout<[4, 128], threads = 32, slots = 16, (d0, d1) -> ((d0 mod 4) * 8 + (d1 floordiv 16) mod 8, (d0 floordiv 4 + (d1 floordiv 16) floordiv 8) * 16 + d1 mod 16), inverse = (d0, d1) -> ((d1 floordiv 16) * 4 + d0 floordiv 8, (d0 mod 8) * 16 + d1 mod 16)>
+func.func @bool_copy(%a: memref<4x128xi1>, %b: memref<4x128xi1>) {
+  %c1 = arith.constant 1 : index
+  tile.kernel blocks(%bx) in (%c1) threads(32) {
+    %f = tile.alloc_fragment {layout = #runs} : memref<4x128xi1, #tile.fragment>
+    tile.parallel (%i, %j) in (4, 128) layout #runs {
+      %x = memref.load %a[%i, %j] : memref<4x128xi1>
+      memref.store %x, %f[%i, %j] : memref<4x128xi1, #tile.fragment>
+    }
+    tile.parallel (%i, %j) in (4, 128) layout #runs {
+      %x = memref.load %f[%i, %j] : memref<4x128xi1, #tile.fragment>
+      memref.store %x, %b[%i, %j] : memref<4x128xi1>
+    }
+  }
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @int4_copy
+// CHECK-NOT: vector.load
+// CHECK-NOT: vector.store
+// CHECK: memref.load %arg0[%{{.*}}, %{{.*}}] : memref<4x128xi4>
+// CHECK: memref.store %{{.*}}, %arg1[%{{.*}}, %{{.*}}] : memref<4x128xi4>
+#runs = #tile.fragment_layout<[4, 128], threads = 32, slots = 16, (d0, d1) -> ((d0 mod 4) * 8 + (d1 floordiv 16) mod 8, (d0 floordiv 4 + (d1 floordiv 16) floordiv 8) * 16 + d1 mod 16), inverse = (d0, d1) -> ((d1 floordiv 16) * 4 + d0 floordiv 8, (d0 mod 8) * 16 + d1 mod 16)>
+func.func @int4_copy(%a: memref<4x128xi4>, %b: memref<4x128xi4>) {
+  %c1 = arith.constant 1 : index
+  tile.kernel blocks(%bx) in (%c1) threads(32) {
+    %f = tile.alloc_fragment {layout = #runs} : memref<4x128xi4, #tile.fragment>
+    tile.parallel (%i, %j) in (4, 128) layout #runs {
+      %x = memref.load %a[%i, %j] : memref<4x128xi4>
+      memref.store %x, %f[%i, %j] : memref<4x128xi4, #tile.fragment>
+    }
+    tile.parallel (%i, %j) in (4, 128) layout #runs {
+      %x = memref.load %f[%i, %j] : memref<4x128xi4, #tile.fragment>
+      memref.store %x, %b[%i, %j] : memref<4x128xi4>
+    }
+  }
+  return
+}

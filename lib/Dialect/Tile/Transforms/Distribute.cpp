@@ -462,8 +462,10 @@ KernelDistributor::runWidth(ParallelOp loop, ArrayRef<bool> anyThread,
         isInScope(memref.getType(), MemoryScope::Local))
       return;
     auto type = cast<MemRefType>(memref.getType());
-    int64_t bytes = std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
-    int64_t limit = std::max<int64_t>(1, 16 / bytes);
+    unsigned bits = type.getElementTypeBitWidth();
+    // Bool and int4 elements take a byte each in memory but a bit or four
+    // in a vector: they are accessed one at a time.
+    int64_t limit = bits % 8 == 0 ? std::max<int64_t>(1, 128 / bits) : 1;
     maxWidth = maxWidth ? std::min(maxWidth, limit) : limit;
   });
   int64_t slots = layout.getSlots();

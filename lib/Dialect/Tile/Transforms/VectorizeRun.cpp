@@ -138,6 +138,10 @@ private:
 FailureOr<SmallVector<Value>>
 RunVectorizer::contiguousIndices(Value buffer, ValueRange indices) {
   auto type = cast<MemRefType>(buffer.getType());
+  // Memory holds bool and int4 elements a byte each, where a vector of them
+  // packs them into bits.
+  if (type.getElementTypeBitWidth() % 8 != 0)
+    return failure();
   SmallVector<int64_t> strides;
   int64_t offset;
   if (failed(type.getStridesAndOffset(strides, offset)) || strides.empty() ||
