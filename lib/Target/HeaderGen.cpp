@@ -1,13 +1,18 @@
 //===- HeaderGen.cpp - The C header that loads and launches kernels -------===//
 //
-// Part of tilec. Writes the plain-C header that docs/abi.md specifies: the
-// embedded binary, a per-context module cache guarded by a lock, and one
-// launch function per kernel that validates its arguments, loads the module
-// on first use and launches through the CUDA driver API or HIP.
+// Part of tilec. Writes the plain-C header that docs/abi.md specifies. Its
+// fixed part (the lock, the per-context module cache, loading and unloading)
+// is a template per runtime, HeaderCUDA.h.in, HeaderHIP.h.in and
+// HeaderHost.h.in, embedded at build time; this file fills in what differs
+// from module to module: the embedded binaries, the choice among them, the
+// kernels' lookup and one launch function per kernel that validates its
+// arguments, loads the module on first use and launches through the CUDA
+// driver API or HIP.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tilec/Target/HeaderGen.h"
+#include "tilec/Target/HeaderTemplate.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
@@ -20,59 +25,43 @@
 using namespace llvm;
 using namespace tilec;
 
+// The templates, as char arrays: headerCUDA, headerHIP and headerHost.
+#include "HeaderCUDA.h.in.inc"
+#include "HeaderHIP.h.in.inc"
+#include "HeaderHost.h.in.inc"
+
 namespace {
 
-/// The spellings that differ between the CUDA driver API and HIP.
+/// The spellings of the launch functions that differ between the CUDA
+/// driver API, HIP and the host.
 struct RuntimeApi {
-  StringRef header;
   StringRef result;
   StringRef success;
   StringRef invalidValue;
-  StringRef outOfMemory;
-  StringRef module;
   StringRef function;
   StringRef stream;
   /// The launch function's type for a tensor; pointer types end in '*'.
   StringRef tensor;
-  StringRef loadData;
   StringRef getFunction;
-  StringRef unloadModule;
   StringRef launchKernel;
 };
 
-const RuntimeApi cudaApi = {"cuda.h",
-                            "CUresult",
-                            "CUDA_SUCCESS",
-                            "CUDA_ERROR_INVALID_VALUE",
-                            "CUDA_ERROR_OUT_OF_MEMORY",
-                            "CUmodule",
-                            "CUfunction",
-                            "CUstream",
-                            "CUdeviceptr",
-                            "cuModuleLoadData",
-                            "cuModuleGetFunction",
-                            "cuModuleUnload",
-                            "cuLaunchKernel"};
+const RuntimeApi cudaApi = {
+    "CUresult", "CUDA_SUCCESS", "CUDA_ERROR_INVALID_VALUE", "CUfunction",
+    "CUstream", "CUdeviceptr",  "cuModuleGetFunction",      "cuLaunchKernel"};
 
-const RuntimeApi hipApi = {
-    "hip/hip_runtime_api.h", "hipError_t",           "hipSuccess",
-    "hipErrorInvalidValue",  "hipErrorOutOfMemory",  "hipModule_t",
-    "hipFunction_t",         "hipStream_t",          "void *",
-    "hipModuleLoadData",     "hipModuleGetFunction", "hipModuleUnload",
-    "hipModuleLaunchKernel"};
+const RuntimeApi hipApi = {"hipError_t",           "hipSuccess",
+                           "hipErrorInvalidValue", "hipFunction_t",
+                           "hipStream_t",          "void *",
+                           "hipModuleGetFunction", "hipModuleLaunchKernel"};
 
 /// The host target's functions run on the calling thread and return these.
-const RuntimeApi hostApi = {"",
-                            "int",
+const RuntimeApi hostApi = {"int",
                             "TILEC_HOST_SUCCESS",
                             "TILEC_HOST_INVALID_VALUE",
                             "",
                             "",
-                            "",
-                            "",
                             "void *",
-                            "",
-                            "",
                             "",
                             ""};
 
@@ -235,8 +224,8 @@ struct KernelNames {
 
 class HeaderWriter {
 public:
-  HeaderWriter(const ModuleInfo &module, raw_ostream &os)
-      : module(module), os(os),
+  explicit HeaderWriter(const ModuleInfo &module)
+      : module(module),
         api(module.runtime == ModuleInfo::Runtime::HIP    ? hipApi
             : module.runtime == ModuleInfo::Runtime::Host ? hostApi
                                                           : cudaApi),
@@ -262,16 +251,19 @@ public:
     }
   }
 
-  void write();
+  /// Fills in the runtime's template and writes the header to `out`.
+  void write(raw_ostream &out);
 
 private:
-  void writeBanner();
-  void writeBinary();
-  void writeImageChoice();
+  /// The parts of the template that differ per module.
+  void writeBinaries(raw_ostream &os) const;
+  void writeImageCandidates(raw_ostream &os) const;
+  void writeGetFunctions(raw_ostream &os) const;
+  /// The test of the loaded image's index that tells whether it needs the
+  /// tensor-map encoder; empty where every image does.
+  std::string imagesWithMaps() const;
   std::string imageName(size_t index) const;
-  void writeLock();
-  void writeCache();
-  void writeLoadUnload();
+
   void writeKernel(const KernelInfo &kernel, unsigned index);
   /// The checks of a launch's arguments: pointers, extents and element
   /// counts.
@@ -281,8 +273,8 @@ private:
   /// The start of a kernel's comment: its name, each parameter and the
   /// grid, up to the grid's closing parenthesis.
   void writeParamsComment(const KernelInfo &kernel, const KernelNames &names);
-  /// A header for the host target: the kernels as C functions.
-  void writeHost();
+  /// A kernel of the host target: a C function that checks and calls the
+  /// object file's.
   void writeHostKernel(const KernelInfo &kernel);
   /// The name of the host function a kernel compiles to.
   std::string hostSymbol(const KernelInfo &kernel) const {
@@ -305,13 +297,6 @@ private:
         return true;
     return false;
   }
-  /// Whether the loaded image decides how some kernel launches.
-  bool anyVaries() const {
-    for (size_t k = 0; k < module.kernels.size(); ++k)
-      if (varies(k))
-        return true;
-    return false;
-  }
   /// A C expression of `value(image)` for the loaded image `index`: the
   /// value itself when all images agree.
   std::string perImage(StringRef index,
@@ -327,7 +312,9 @@ private:
   void writeReject(const Twine &cond, StringRef comment = {});
 
   const ModuleInfo &module;
-  raw_ostream &os;
+  /// The kernels' part of the header, which the writers above append to.
+  std::string kernels;
+  raw_string_ostream os{kernels};
   const RuntimeApi &api;
   bool hip, host;
   std::string prefix, macroPrefix, guard;
@@ -338,93 +325,60 @@ private:
 /// Kernels whose dynamic shared memory exceeds this must opt in (CUDA).
 constexpr int64_t defaultSharedMemoryLimit = 48 * 1024;
 
-void HeaderWriter::write() {
-  if (host)
-    return writeHost();
-  writeBanner();
-  os << "#ifndef " << guard << "\n#define " << guard << "\n\n";
-  os << "#include <stddef.h>\n#include <stdint.h>\n";
-  if (hip && module.images.size() > 1)
-    os << "#include <string.h>\n";
+void HeaderWriter::write(raw_ostream &out) {
   bool needsBool = any_of(module.kernels, [](const KernelInfo &kernel) {
     return any_of(kernel.params, [](const KernelParamInfo &param) {
       return param.kind == KernelParamInfo::Kind::Scalar &&
              param.cType == "bool";
     });
   });
-  if (needsBool)
-    os << "#include <stdbool.h>\n";
-  os << "\n#include <" << api.header << ">\n\n";
-  if (usesTensorMaps()) {
-    os << "#if CUDA_VERSION < 12000\n";
-    os << "#error \"" << prefix
-       << ".h launches kernels with TMA tensor maps, which need the CUDA 12 "
-          "or later cuda.h\"\n";
-    os << "#endif\n\n";
+  // The banner's list of the functions that launch (or run) the kernels.
+  std::string list;
+  for (auto [index, kernel] : enumerate(module.kernels)) {
+    list += " *   " + kernel.name + (host ? "_run()\n" : "_launch()\n");
+    if (host)
+      writeHostKernel(kernel);
+    else
+      writeKernel(kernel, index);
   }
-  writeLock();
-  os << "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
-  os << "/* The targets the module was compiled for. */\n";
-  os << "#define " << macroPrefix << "_ARCH "
-     << stringLiteral(module.getArchList()) << "\n\n";
-  writeBinary();
-  writeCache();
-  writeLoadUnload();
-  for (auto [index, kernel] : enumerate(module.kernels))
-    writeKernel(kernel, index);
-  os << "#ifdef __cplusplus\n} /* extern \"C\" */\n#endif\n\n";
-  os << "#endif /* " << guard << " */\n";
-}
+  HeaderTemplate header;
+  header.set("TILEC_GUARD", guard)
+      .set("TILEC_SOURCE", commentText(module.sourceName))
+      .set("TILEC_KERNELS", kernels)
+      .setFlag("TILEC_HAS_BOOL", needsBool);
+  if (host) {
+    header.set("TILEC_RUN_LIST", list).render(headerHost, out);
+    return;
+  }
 
-void HeaderWriter::writeBanner() {
-  StringRef runtime = hip ? "HIP" : "the CUDA driver API";
-  os << "/*\n";
-  os << " * Generated by tilec from " << commentText(module.sourceName)
-     << " for " << commentText(module.getArchList()) << "; do not edit.\n";
-  os << " *\n";
-  os << " * Loads and launches the module's kernels through " << runtime
-     << ";\n * docs/abi.md is the contract.\n";
-  os << " * Every function is static: each translation unit that includes\n"
-        " * this header has its own copy of the binary and its own module\n"
-        " * cache, so include it in one translation unit when the binary is\n"
-        " * large.\n";
-  os << " *\n";
-  os << " *   " << prefix << "_load()    loads the module into the current "
-     << (hip ? "device" : "context") << " (optional)\n";
-  os << " *   " << prefix << "_unload()  unloads it from there\n";
-  for (const KernelInfo &kernel : module.kernels)
-    os << " *   " << kernel.name << "_launch()\n";
-  os << " *\n";
-  os << " * The launch functions load the module on first use. They never\n"
-        " * print or exit: they return "
-     << api.invalidValue << ",\n";
-  os << " * launching nothing, for a null or misaligned tensor, an extent\n"
-        " * outside [1, INT32_MAX], a tensor of more than INT32_MAX elements\n"
-        " * or a grid out of the device's limits, and otherwise what loading\n"
-        " * or the launch returns.\n";
-  os << " */\n\n";
-}
-
-void HeaderWriter::writeLock() {
-  // Outside the extern "C" block: system headers are not all C++-safe
-  // inside one.
-  os << "/* Serializes loading; one lock per translation unit. */\n";
-  os << "#if defined(_WIN32)\n";
-  os << "#include <windows.h>\n";
-  os << "static SRWLOCK " << prefix << "_mutex_ = SRWLOCK_INIT;\n";
-  os << "static inline void " << prefix << "_lock_(void) {\n";
-  os << "  AcquireSRWLockExclusive(&" << prefix << "_mutex_);\n}\n";
-  os << "static inline void " << prefix << "_unlock_(void) {\n";
-  os << "  ReleaseSRWLockExclusive(&" << prefix << "_mutex_);\n}\n";
-  os << "#else\n";
-  os << "#include <pthread.h>\n";
-  os << "static pthread_mutex_t " << prefix
-     << "_mutex_ = PTHREAD_MUTEX_INITIALIZER;\n";
-  os << "static inline void " << prefix << "_lock_(void) {\n";
-  os << "  pthread_mutex_lock(&" << prefix << "_mutex_);\n}\n";
-  os << "static inline void " << prefix << "_unlock_(void) {\n";
-  os << "  pthread_mutex_unlock(&" << prefix << "_mutex_);\n}\n";
-  os << "#endif\n\n";
+  std::string binaries, candidates, getFunctions;
+  raw_string_ostream binariesOs(binaries), candidatesOs(candidates),
+      getFunctionsOs(getFunctions);
+  writeBinaries(binariesOs);
+  bool multi = module.images.size() > 1;
+  if (multi)
+    writeImageCandidates(candidatesOs);
+  writeGetFunctions(getFunctionsOs);
+  header.setPrefix("tilec_prefix", prefix)
+      .setPrefix("TILEC_PREFIX", macroPrefix)
+      .set("TILEC_ARCHS", commentText(module.getArchList()))
+      .set("TILEC_ARCH_LITERAL", stringLiteral(module.getArchList()))
+      .set("TILEC_LAUNCH_LIST", list)
+      .set("TILEC_BINARIES", binaries)
+      .set("TILEC_IMAGE_CANDIDATES", candidates)
+      .set("TILEC_KERNEL_COUNT", std::to_string(module.kernels.size()))
+      .set("TILEC_GET_FUNCTIONS", getFunctions)
+      .setFlag("TILEC_MULTI_IMAGE", multi)
+      .setFlag("TILEC_HAS_KERNELS", !module.kernels.empty());
+  if (hip) {
+    header.render(headerHIP, out);
+    return;
+  }
+  std::string withMaps = imagesWithMaps();
+  header.set("TILEC_IMAGES_WITH_MAPS", withMaps)
+      .setFlag("TILEC_TENSOR_MAPS", usesTensorMaps())
+      .setFlag("TILEC_MAPS_PER_IMAGE", !withMaps.empty())
+      .render(headerCUDA, out);
 }
 
 /// The C name of image `index`'s array.
@@ -438,14 +392,7 @@ std::string HeaderWriter::imageName(size_t index) const {
   return prefix + "_binary_" + std::to_string(index) + "_" + arch;
 }
 
-void HeaderWriter::writeBinary() {
-  os << "#if defined(__GNUC__) || defined(__clang__)\n";
-  os << "#define " << macroPrefix << "_ALIGNED_ __attribute__((aligned(16)))\n";
-  os << "#elif defined(_MSC_VER)\n";
-  os << "#define " << macroPrefix << "_ALIGNED_ __declspec(align(16))\n";
-  os << "#else\n";
-  os << "#define " << macroPrefix << "_ALIGNED_\n";
-  os << "#endif\n\n";
+void HeaderWriter::writeBinaries(raw_ostream &os) const {
   for (auto [index, image] : enumerate(module.images)) {
     if (image.isPTX)
       os << "/* The PTX for " << commentText(image.arch) << ", "
@@ -476,8 +423,6 @@ void HeaderWriter::writeBinary() {
     }
     os << "};\n\n";
   }
-  if (module.images.size() > 1)
-    writeImageChoice();
 }
 
 /// The compute capability an NVIDIA target names: sm_90a is (9, 0, true).
@@ -494,27 +439,9 @@ static bool parseComputeCapability(StringRef arch, int &major, int &minor,
   return true;
 }
 
-void HeaderWriter::writeImageChoice() {
-  StringRef r = api.result, ok = api.success;
-  os << "/* The image for the current device, and its index: an exact match "
-        "first, then "
-     << (hip ? "none."
-             : "a cubin for\n * an older GPU of the same "
-               "generation, then PTX for an older GPU.")
-     << " */\n";
-  os << "static inline " << r << " " << prefix
-     << "_image_(const void **image,\n    unsigned *index) {\n";
+void HeaderWriter::writeImageCandidates(raw_ostream &os) const {
   if (hip) {
-    os << "  int device;\n";
-    os << "  hipDeviceProp_t properties;\n";
-    os << "  hipError_t err = hipGetDevice(&device);\n";
-    os << "  if (err != hipSuccess)\n";
-    os << "    return err;\n";
-    os << "  err = hipGetDeviceProperties(&properties, device);\n";
-    os << "  if (err != hipSuccess)\n";
-    os << "    return err;\n";
-    os << "  /* gcnArchName is the target with its features: gfx942:sramecc+. "
-          "*/\n";
+    // The architecture, then the end of gcnArchName or its features.
     for (auto [index, image] : enumerate(module.images)) {
       size_t length = image.arch.size();
       os << "  if (strncmp(properties.gcnArchName, "
@@ -527,21 +454,8 @@ void HeaderWriter::writeImageChoice() {
       os << "    return hipSuccess;\n";
       os << "  }\n";
     }
-    os << "  return hipErrorNoBinaryForGpu;\n";
-    os << "}\n\n";
     return;
   }
-  os << "  CUdevice device;\n";
-  os << "  int major, minor;\n";
-  os << "  CUresult err = cuCtxGetDevice(&device);\n";
-  os << "  if (err == CUDA_SUCCESS)\n";
-  os << "    err = cuDeviceGetAttribute(&major,\n"
-        "        CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device);\n";
-  os << "  if (err == CUDA_SUCCESS)\n";
-  os << "    err = cuDeviceGetAttribute(&minor,\n"
-        "        CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device);\n";
-  os << "  if (err != " << ok << ")\n";
-  os << "    return err;\n";
   // Candidates in order of preference.
   struct Candidate {
     size_t index;
@@ -575,8 +489,6 @@ void HeaderWriter::writeImageChoice() {
     os << "    return CUDA_SUCCESS;\n";
     os << "  }\n";
   }
-  os << "  return CUDA_ERROR_NO_BINARY_FOR_GPU;\n";
-  os << "}\n\n";
 }
 
 bool HeaderWriter::usesTensorMaps() const {
@@ -587,6 +499,21 @@ bool HeaderWriter::usesTensorMaps() const {
       if (!launchOf(k, i).tensorMaps.empty())
         return true;
   return false;
+}
+
+std::string HeaderWriter::imagesWithMaps() const {
+  if (!usesTensorMaps() || module.images.size() == 1)
+    return "";
+  SmallVector<std::string> users;
+  for (size_t i = 0; i < module.images.size(); ++i)
+    for (size_t k = 0; k < module.kernels.size(); ++k)
+      if (!launchOf(k, i).tensorMaps.empty()) {
+        users.push_back("index == " + std::to_string(i));
+        break;
+      }
+  if (users.size() == module.images.size())
+    return "";
+  return users.size() == 1 ? users[0] : "(" + join(users, " || ") + ")";
 }
 
 std::string HeaderWriter::perImage(StringRef index,
@@ -604,176 +531,10 @@ std::string HeaderWriter::perImage(StringRef index,
   return text;
 }
 
-void HeaderWriter::writeCache() {
-  size_t numKernels = module.kernels.size();
-  if (usesTensorMaps()) {
-    os << "/* cuTensorMapEncodeTiled, found through cuGetProcAddress so that "
-          "the header\n * links against any libcuda; set once, under the "
-          "lock. */\n";
-    os << "typedef CUresult (*" << prefix
-       << "_encode_tiled_fn_)(CUtensorMap *, CUtensorMapDataType,\n"
-          "    cuuint32_t, void *, const cuuint64_t *, const cuuint64_t *,\n"
-          "    const cuuint32_t *, const cuuint32_t *, CUtensorMapInterleave,\n"
-          "    CUtensorMapSwizzle, CUtensorMapL2promotion, "
-          "CUtensorMapFloatOOBfill);\n";
-    os << "static " << prefix << "_encode_tiled_fn_ " << prefix
-       << "_encode_tiled_;\n\n";
-  }
-  os << "/* The " << (hip ? "devices" : "contexts")
-     << " the module can be loaded into at once, per translation unit. */\n";
-  os << "#ifndef " << macroPrefix << "_MAX_CONTEXTS\n";
-  os << "#define " << macroPrefix << "_MAX_CONTEXTS 16\n";
-  os << "#endif\n\n";
-
-  os << "/* The module as loaded into one " << (hip ? "device" : "context")
-     << ". */\n";
-  os << "struct " << prefix << "_entry_ {\n";
-  if (hip) {
-    os << "  int device;\n";
-  } else {
-    os << "  CUcontext context;\n";
-    os << "  /* Tells a context from a destroyed one at the same address. */\n";
-    os << "  unsigned long long context_id;\n";
-  }
-  os << "  " << api.module << " module;\n";
-  if (module.images.size() > 1)
-    os << "  /* Which image was loaded. */\n  unsigned image;\n";
-  if (numKernels)
-    os << "  " << api.function << " functions[" << numKernels << "];\n";
-  os << "};\n";
-  os << "static struct " << prefix << "_entry_ " << prefix << "_cache_["
-     << macroPrefix << "_MAX_CONTEXTS];\n";
-  os << "static unsigned " << prefix << "_cache_size_;\n\n";
-
-  // The cache key of the caller's current context or device.
-  if (hip) {
-    os << "/* Modules belong to the current device. */\n";
-    os << "static inline hipError_t " << prefix << "_current_(int *device) {\n";
-    os << "  return hipGetDevice(device);\n";
-    os << "}\n\n";
-    return;
-  }
-  os << "/* The current context, and its unique id where the driver has one\n"
-        " * (a new context can reuse a destroyed one's address). */\n";
-  os << "static inline CUresult " << prefix
-     << "_current_(CUcontext *context,\n"
-        "    unsigned long long *context_id) {\n";
-  os << "  CUresult err = cuCtxGetCurrent(context);\n";
-  os << "  if (err != CUDA_SUCCESS)\n";
-  os << "    return err;\n";
-  os << "  if (*context == NULL)\n";
-  os << "    return CUDA_ERROR_INVALID_CONTEXT;\n";
-  os << "  *context_id = 0;\n";
-  os << "#if CUDA_VERSION >= 12000\n";
-  os << "  err = cuCtxGetId(*context, context_id);\n";
-  os << "#endif\n";
-  os << "  return err;\n";
-  os << "}\n\n";
-}
-
-void HeaderWriter::writeLoadUnload() {
-  StringRef r = api.result, ok = api.success;
-  std::string cache = prefix + "_cache_", size = prefix + "_cache_size_";
-  // Declarations and comparisons of the cache key, per runtime.
-  std::string keyDecl, keyArgs, keyMatch, keyStore;
-  if (hip) {
-    keyDecl = "  int device;\n";
-    keyArgs = "&device";
-    keyMatch = cache + "[i].device == device";
-    keyStore = "  entry->device = device;\n";
-  } else {
-    keyDecl = "  CUcontext context;\n  unsigned long long context_id;\n";
-    keyArgs = "&context, &context_id";
-    keyMatch = cache + "[i].context == context &&\n        " + cache +
-               "[i].context_id == context_id";
-    keyStore = "  entry->context = context;\n"
-               "  entry->context_id = context_id;\n";
-  }
-
-  // <prefix>_load_locked_: finds or fills the entry of the current context.
-  os << "/* Finds the entry of the current " << (hip ? "device" : "context")
-     << ", loading the module\n * there first if needed. Call with the lock "
-        "held. */\n";
-  os << "static inline " << r << " " << prefix << "_load_locked_(struct "
-     << prefix << "_entry_ **out) {\n";
-  os << "  struct " << prefix << "_entry_ *entry;\n";
-  os << keyDecl;
-  os << "  " << api.module << " module;\n";
-  if (module.images.size() > 1)
-    os << "  const void *image;\n  unsigned index;\n";
-  os << "  unsigned i;\n";
-  os << "  " << r << " err = " << prefix << "_current_(" << keyArgs << ");\n";
-  os << "  if (err != " << ok << ")\n";
-  os << "    return err;\n";
-  if (hip) {
-    os << "  for (i = 0; i < " << size << "; ++i) {\n";
-    os << "    if (" << keyMatch << ") {\n";
-    os << "      *out = &" << cache << "[i];\n";
-    os << "      return " << ok << ";\n";
-    os << "    }\n";
-    os << "  }\n";
-  } else {
-    os << "  for (i = 0; i < " << size << "; ++i) {\n";
-    os << "    if (" << cache << "[i].context != context)\n";
-    os << "      continue;\n";
-    os << "    if (" << cache << "[i].context_id == context_id) {\n";
-    os << "      *out = &" << cache << "[i];\n";
-    os << "      return " << ok << ";\n";
-    os << "    }\n";
-    os << "    /* A destroyed context's entry: its module went with it. */\n";
-    os << "    break;\n";
-    os << "  }\n";
-  }
-  os << "  if (i == " << macroPrefix << "_MAX_CONTEXTS)\n";
-  os << "    return " << api.outOfMemory << ";\n";
-  os << "  entry = &" << cache << "[i];\n";
-  if (module.images.size() > 1) {
-    os << "  err = " << prefix << "_image_(&image, &index);\n";
-    os << "  if (err != " << ok << ")\n";
-    os << "    return err;\n";
-  }
-  if (usesTensorMaps()) {
-    // Only the images with tensor maps need the encoder, so that an image
-    // without them loads on a driver that lacks it.
-    std::string needed;
-    if (module.images.size() > 1) {
-      SmallVector<std::string> users;
-      for (size_t i = 0; i < module.images.size(); ++i)
-        for (size_t k = 0; k < module.kernels.size(); ++k)
-          if (!launchOf(k, i).tensorMaps.empty()) {
-            users.push_back("index == " + std::to_string(i));
-            break;
-          }
-      if (users.size() < module.images.size())
-        needed =
-            (users.size() == 1 ? users[0] : "(" + join(users, " || ") + ")") +
-            " && ";
-    }
-    os << "  if (" << needed << prefix << "_encode_tiled_ == NULL) {\n";
-    os << "    CUdriverProcAddressQueryResult found;\n";
-    os << "    err = cuGetProcAddress(\"cuTensorMapEncodeTiled\",\n"
-       << "                           (void **)&" << prefix
-       << "_encode_tiled_, 12000,\n"
-       << "                           CU_GET_PROC_ADDRESS_DEFAULT, &found);\n";
-    os << "    if (err == CUDA_SUCCESS && found != "
-          "CU_GET_PROC_ADDRESS_SUCCESS)\n";
-    os << "      err = CUDA_ERROR_NOT_SUPPORTED;\n";
-    os << "    if (err != CUDA_SUCCESS) {\n";
-    os << "      " << prefix << "_encode_tiled_ = NULL;\n";
-    os << "      return err;\n";
-    os << "    }\n";
-    os << "  }\n";
-  }
-  if (module.images.size() > 1)
-    os << "  err = " << api.loadData << "(&module, image);\n";
-  else
-    os << "  err = " << api.loadData << "(&module, " << imageName(0) << ");\n";
-  os << "  if (err != " << ok << ")\n";
-  os << "    return err;\n";
+void HeaderWriter::writeGetFunctions(raw_ostream &os) const {
   for (auto [index, kernel] : enumerate(module.kernels)) {
-    if (index) {
-      os << "  if (err == " << ok << ")\n  ";
-    }
+    if (index)
+      os << "  if (err == " << api.success << ")\n  ";
     os << "  err = " << api.getFunction << "(&entry->functions[" << index
        << "], module, \"" << kernel.name << "\");\n";
     // Static shared memory counts against the default too (ptxas gives
@@ -794,95 +555,12 @@ void HeaderWriter::writeLoadUnload() {
     os << "  /* " << (varies(index) ? "Up to " : "") << most
        << " bytes of dynamic shared memory: more than the 48 KiB "
           "default allows. */\n";
-    os << "  if (err == " << ok << ")\n";
+    os << "  if (err == CUDA_SUCCESS)\n";
     os << "    err = cuFuncSetAttribute(entry->functions[" << index << "],\n";
     os << "                             "
           "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,\n";
     os << "                             " << bytes << ");\n";
   }
-  if (!module.kernels.empty()) {
-    os << "  if (err != " << ok << ") {\n";
-    // The cast: HIP declares hipError_t [[nodiscard]] in C++.
-    os << "    (void)" << api.unloadModule
-       << "(module); /* Keeps the first error. */\n";
-    os << "    return err;\n";
-    os << "  }\n";
-  }
-  os << keyStore;
-  if (module.images.size() > 1)
-    os << "  entry->image = index;\n";
-  os << "  entry->module = module;\n";
-  os << "  if (i == " << size << ")\n";
-  os << "    ++" << size << ";\n";
-  os << "  *out = entry;\n";
-  os << "  return " << ok << ";\n";
-  os << "}\n\n";
-
-  // <prefix>_load.
-  os << "/* Loads the module into the current " << (hip ? "device" : "context")
-     << " unless it is there already.\n"
-     << " * Thread-safe. The launch functions call it; calling it first moves "
-        "the\n * loading cost out of the first launch.";
-  if (!hip)
-    os << " CUDA_ERROR_INVALID_CONTEXT when\n * no context is current.";
-  os << " */\n";
-  os << "static inline " << r << " " << prefix << "_load(void) {\n";
-  os << "  struct " << prefix << "_entry_ *entry = NULL;\n";
-  os << "  " << r << " err;\n";
-  os << "  " << prefix << "_lock_();\n";
-  os << "  err = " << prefix << "_load_locked_(&entry);\n";
-  os << "  " << prefix << "_unlock_();\n";
-  os << "  return err;\n";
-  os << "}\n\n";
-
-  // <prefix>_unload.
-  os << "/* Unloads the module from the current "
-     << (hip ? "device" : "context")
-     << "; does nothing if it is\n * not loaded there. Call it before "
-     << (hip ? "resetting the device" : "destroying the context")
-     << " to free the slot. */\n";
-  os << "static inline " << r << " " << prefix << "_unload(void) {\n";
-  os << keyDecl;
-  os << "  unsigned i;\n";
-  os << "  " << r << " err = " << prefix << "_current_(" << keyArgs << ");\n";
-  os << "  if (err != " << ok << ")\n";
-  os << "    return err;\n";
-  os << "  " << prefix << "_lock_();\n";
-  os << "  for (i = 0; i < " << size << "; ++i) {\n";
-  os << "    if (" << keyMatch << ") {\n";
-  os << "      err = " << api.unloadModule << "(" << cache << "[i].module);\n";
-  os << "      if (err == " << ok << ")\n";
-  os << "        " << cache << "[i] = " << cache << "[--" << size << "];\n";
-  os << "      break;\n";
-  os << "    }\n";
-  os << "  }\n";
-  os << "  " << prefix << "_unlock_();\n";
-  os << "  return err;\n";
-  os << "}\n\n";
-
-  if (module.kernels.empty())
-    return;
-  // <prefix>_function_: what the launch functions call.
-  bool multi = module.images.size() > 1;
-  os << "/* Kernel `index` of the module in the current "
-     << (hip ? "device" : "context") << ", loading the module\n"
-     << " * first if needed" << (multi ? "; and which image is loaded" : "")
-     << ". */\n";
-  os << "static inline " << r << " " << prefix << "_function_(unsigned index,\n"
-     << "    " << api.function << " *function"
-     << (multi ? ", unsigned *image" : "") << ") {\n";
-  os << "  struct " << prefix << "_entry_ *entry = NULL;\n";
-  os << "  " << r << " err;\n";
-  os << "  " << prefix << "_lock_();\n";
-  os << "  err = " << prefix << "_load_locked_(&entry);\n";
-  os << "  if (err == " << ok << ") {\n";
-  os << "    *function = entry->functions[index];\n";
-  if (multi)
-    os << "    *image = entry->image;\n";
-  os << "  }\n";
-  os << "  " << prefix << "_unlock_();\n";
-  os << "  return err;\n";
-  os << "}\n\n";
 }
 
 bool HeaderWriter::isTakenName(StringRef name, const KernelInfo &kernel) const {
@@ -1184,48 +862,6 @@ void HeaderWriter::writeKernel(const KernelInfo &kernel, unsigned index) {
   os << "}\n\n";
 }
 
-void HeaderWriter::writeHost() {
-  os << "/*\n";
-  os << " * Generated by tilec from " << commentText(module.sourceName)
-     << " for the host CPU; do not edit.\n";
-  os << " *\n";
-  os << " * Runs the module's kernels on the calling thread, each block of "
-        "the\n"
-        " * grid in turn, through the functions of the object file compiled\n"
-        " * with it (link it, and libm); docs/host.md says how they compute.\n"
-        " * Every function is static inline.\n";
-  os << " *\n";
-  for (const KernelInfo &kernel : module.kernels)
-    os << " *   " << kernel.name << "_run()\n";
-  os << " *\n";
-  os << " * They never print or exit: they return TILEC_HOST_INVALID_VALUE,\n"
-        " * running nothing, for a null or misaligned tensor, an extent\n"
-        " * outside [1, INT32_MAX], a tensor of more than INT32_MAX\n"
-        " * elements or a grid out of a GPU's limits (the GPU launch\n"
-        " * functions' checks), and otherwise TILEC_HOST_SUCCESS once the\n"
-        " * kernel has run.\n";
-  os << " */\n\n";
-  os << "#ifndef " << guard << "\n#define " << guard << "\n\n";
-  os << "#include <stddef.h>\n#include <stdint.h>\n";
-  bool needsBool = any_of(module.kernels, [](const KernelInfo &kernel) {
-    return any_of(kernel.params, [](const KernelParamInfo &param) {
-      return param.kind == KernelParamInfo::Kind::Scalar &&
-             param.cType == "bool";
-    });
-  });
-  if (needsBool)
-    os << "#include <stdbool.h>\n";
-  os << "\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
-  os << "#ifndef TILEC_HOST_SUCCESS\n";
-  os << "#define TILEC_HOST_SUCCESS 0\n";
-  os << "#define TILEC_HOST_INVALID_VALUE 1\n";
-  os << "#endif\n\n";
-  for (const KernelInfo &kernel : module.kernels)
-    writeHostKernel(kernel);
-  os << "#ifdef __cplusplus\n} /* extern \"C\" */\n#endif\n\n";
-  os << "#endif /* " << guard << " */\n";
-}
-
 void HeaderWriter::writeHostKernel(const KernelInfo &kernel) {
   KernelNames names = nameKernel(kernel);
   const auto &params = kernel.params;
@@ -1461,7 +1097,7 @@ void HeaderWriter::writeTensorMaps(const KernelInfo &kernel,
 } // namespace
 
 void tilec::writeHeader(const ModuleInfo &module, raw_ostream &os) {
-  HeaderWriter(module, os).write();
+  HeaderWriter(module).write(os);
 }
 
 std::string ModuleInfo::getArchList() const {

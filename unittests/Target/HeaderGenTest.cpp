@@ -719,6 +719,40 @@ TEST(HeaderGenTest, EdgeCases) {
   EXPECT_TRUE(contains(text, "  if (T == 0)\n"));
 }
 
+TEST(HeaderGenTest, NothingOfTheTemplatesIsLeft) {
+  for (Runtime runtime : {Runtime::CUDA, Runtime::HIP, Runtime::Host}) {
+    ModuleInfo empty = makeMultiTargetModule(runtime);
+    empty.kernels.clear();
+    for (ImageInfo &image : empty.images)
+      image.kernels.clear();
+    for (const ModuleInfo &module :
+         {makeGemmModule(runtime), makeEdgeModule(runtime),
+          makeMultiTargetModule(runtime), empty}) {
+      std::string text = render(module);
+      // No placeholder, in code or comments: the only names of tilec's
+      // headers are the guard and the host's results.
+      std::string guard = "TILEC_" + StringRef(module.prefix).upper() +
+                          (runtime == Runtime::Host ? "_HOST_H" : "_H");
+      StringRef rest = text;
+      size_t pos;
+      while ((pos = rest.find_insensitive("tilec_")) != StringRef::npos) {
+        rest = rest.drop_front(pos);
+        StringRef id =
+            rest.take_while([](char c) { return isAlnum(c) || c == '_'; });
+        EXPECT_TRUE(id == guard || id == "TILEC_HOST_SUCCESS" ||
+                    id == "TILEC_HOST_INVALID_VALUE")
+            << id.str() << " in " << module.prefix;
+        rest = rest.drop_front(id.size());
+      }
+      // Neither the templates' comments nor their conditionals.
+      for (StringRef line : split(text, '\n')) {
+        EXPECT_FALSE(line.ltrim().starts_with("//")) << line.str();
+        EXPECT_FALSE(line.starts_with("#if TILEC_")) << line.str();
+      }
+    }
+  }
+}
+
 TEST(HeaderGenTest, Deterministic) {
   for (Runtime runtime : {Runtime::CUDA, Runtime::HIP}) {
     ModuleInfo module = makeGemmModule(runtime);
