@@ -14,10 +14,11 @@
 #include "tilec/Target/HeaderGen.h"
 #include "tilec/Target/HeaderTemplate.h"
 
+#include "HeaderNames.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <cassert>
@@ -64,91 +65,6 @@ const RuntimeApi hostApi = {"int",
                             "void *",
                             "",
                             ""};
-
-/// Names a parameter cannot keep that no rule below recognizes.
-const char *const reservedNames[] = {
-#define HEADER_RESERVED_NAME(SPELLING) SPELLING,
-#include "HeaderReservedNames.def"
-};
-
-/// Whether the C and C++ implementations reserve `name` in every scope: `_`
-/// and a capital or a second `_` first, or (C++) `__` anywhere. `_Pragma`,
-/// `__func__`, `__LINE__` and the compilers' macros are such names.
-bool isReservedIdentifier(StringRef name) {
-  return (name.size() > 1 && name[0] == '_' &&
-          (isUpper(name[1]) || name[1] == '_')) ||
-         name.contains("__");
-}
-
-/// Whether `name` ends like names of the headers the header includes or of
-/// other tilec headers beside it: POSIX reserves `_t` for types, <stdint.h>
-/// and <limits.h> define `_MAX`, `_MIN` and `_WIDTH` macros, and tilec
-/// headers define the rest.
-bool hasReservedSuffix(StringRef name) {
-  static const char *const suffixes[] = {
-      "_t",         "_MAX",          "_MIN",       "_WIDTH",
-      "_THREADS_X", "_THREADS_Y",    "_THREADS_Z", "_SHARED_MEMORY_BYTES",
-      "_ARCH",      "_MAX_CONTEXTS", "_ALIGNED_"};
-  return any_of(suffixes,
-                [&](const char *suffix) { return name.ends_with(suffix); });
-}
-
-/// Whether `name` starts like names of the runtimes' headers (CUDA's `CU`,
-/// `cu` and `cuda`, HIP's `hip`, `HIP` and `hsa_`), of <pthread.h> and the
-/// POSIX headers it includes, of <stdint.h>'s constant macros (`INT64_C`) or
-/// of tilec headers (`TILEC_`). No such header defines a name that ends in
-/// `_`, so names that do are exempt, and appending `_` frees any name from
-/// these rules.
-bool hasReservedPrefix(StringRef name) {
-  if (name.ends_with("_"))
-    return false;
-  static const char *const prefixes[] = {
-      "cuda",   "cuuint", "hsa_",   "HSA_", "pthread_", "PTHREAD_", "sched_",
-      "SCHED_", "CLOCK_", "TIMER_", "CPU_", "CLONE_",   "TILEC_"};
-  if (any_of(prefixes,
-             [&](const char *prefix) { return name.starts_with(prefix); }))
-    return true;
-  // CUresult, CU_LAUNCH_PARAM_END, CUDA_VERSION; cuLaunchKernel.
-  if (name.size() > 2 && name.starts_with("CU") &&
-      (isAlpha(name[2]) || name[2] == '_'))
-    return true;
-  if (name.size() > 2 && name.starts_with("cu") && isUpper(name[2]))
-    return true;
-  if (name.size() > 3 && (name.starts_with("hip") || name.starts_with("HIP")))
-    return true;
-  return (name.starts_with("INT") || name.starts_with("UINT")) &&
-         name.ends_with("_C");
-}
-
-/// The names of the header's own functions, variables, types and macros:
-/// `<prefix>` and each of these (NoParameterTakesANameOfTheHeader in
-/// unittests/Target/HeaderGenTest.cpp finds any that is missing).
-const char *const ownSuffixes[] = {
-    // The lock, the cache and the loader.
-    "_mutex_", "_lock_", "_unlock_", "_entry_", "_cache_", "_cache_size_",
-    "_current_", "_load_locked_", "_function_", "_load", "_unload",
-    // The binaries and the tensor-map encoder.
-    "_binary", "_image_", "_encode_tiled_fn_", "_encode_tiled_"};
-const char *const ownMacroSuffixes[] = {"_ARCH", "_MAX_CONTEXTS", "_ALIGNED_"};
-
-/// The C name of a parameter whose .tile name `name` is taken: `name_`, or
-/// `name_2_`, `name_3_`, ... when that is taken too. Runs of `_` become one
-/// and a `_` before a capital goes first, so that the result is not a
-/// reserved identifier (`__LINE__` gives `LINE_`); ending in `_`, it is free
-/// of every prefix rule.
-std::string renameParam(StringRef name, function_ref<bool(StringRef)> taken) {
-  std::string stem;
-  for (char c : name)
-    if (c != '_' || stem.empty() || stem.back() != '_')
-      stem += c;
-  StringRef base = StringRef(stem).rtrim('_');
-  if (base.size() > 1 && base[0] == '_' && isUpper(base[1]))
-    base = base.drop_front();
-  std::string candidate = base.str() + "_";
-  for (unsigned n = 2; taken(candidate); ++n)
-    candidate = base.str() + "_" + std::to_string(n) + "_";
-  return candidate;
-}
 
 /// Makes `text` safe inside a /* */ comment: no comment delimiters, no
 /// control characters, no trigraphs (C99 translates them even there).
@@ -211,17 +127,6 @@ std::string substituteParams(StringRef expr,
   return result;
 }
 
-/// The C names of one kernel's launch function: its parameters (renamed when
-/// a .tile name is taken in C) and its locals (chosen not to collide).
-struct KernelNames {
-  SmallVector<std::string> params;
-  std::string function, grid, dims, args, err;
-  /// The tensor maps, and the locals that describe one to the encoder.
-  std::string maps, mapDims, mapStrides, mapBox, mapSteps;
-  /// The loaded image, in a header with several.
-  std::string image;
-};
-
 class HeaderWriter {
 public:
   explicit HeaderWriter(const ModuleInfo &module)
@@ -232,24 +137,9 @@ public:
         hip(module.runtime == ModuleInfo::Runtime::HIP),
         host(module.runtime == ModuleInfo::Runtime::Host),
         prefix(module.prefix), macroPrefix(StringRef(module.prefix).upper()),
-        guard(
-            "TILEC_" + StringRef(module.prefix).upper() +
-            (module.runtime == ModuleInfo::Runtime::Host ? "_HOST_H" : "_H")) {
-    // Every runtime's names, so that a kernel's parameters have the same C
-    // names in its CUDA, HIP and host headers.
-    ownNames.insert("stream");
-    for (const char *suffix : ownSuffixes)
-      ownNames.insert(prefix + suffix);
-    for (const char *suffix : ownMacroSuffixes)
-      ownNames.insert(macroPrefix + suffix);
-    for (size_t i = 0; i < module.images.size(); ++i)
-      ownNames.insert(imageName(i));
-    for (const KernelInfo &kernel : module.kernels) {
-      ownNames.insert(kernel.name + "_launch");
-      ownNames.insert(kernel.name + "_run");
-      ownNames.insert(hostSymbol(kernel));
-    }
-  }
+        guard("TILEC_" + StringRef(module.prefix).upper() +
+              (module.runtime == ModuleInfo::Runtime::Host ? "_HOST_H" : "_H")),
+        naming(module) {}
 
   /// Fills in the runtime's template and writes the header to `out`.
   void write(raw_ostream &out);
@@ -262,7 +152,6 @@ private:
   /// The test of the loaded image's index that tells whether it needs the
   /// tensor-map encoder; empty where every image does.
   std::string imagesWithMaps() const;
-  std::string imageName(size_t index) const;
 
   void writeKernel(const KernelInfo &kernel, unsigned index);
   /// The checks of a launch's arguments: pointers, extents and element
@@ -276,10 +165,6 @@ private:
   /// A kernel of the host target: a C function that checks and calls the
   /// object file's.
   void writeHostKernel(const KernelInfo &kernel);
-  /// The name of the host function a kernel compiles to.
-  std::string hostSymbol(const KernelInfo &kernel) const {
-    return prefix + "_host_" + kernel.name + "_";
-  }
   /// Writes the encoding of `kernel`'s tensor maps to `os` (the header, or
   /// a block of it).
   void writeTensorMaps(const KernelInfo &kernel, const KernelNames &names,
@@ -304,10 +189,6 @@ private:
   void writeKernelComment(const KernelInfo &kernel, unsigned index,
                           const KernelNames &names);
 
-  KernelNames nameKernel(const KernelInfo &kernel) const;
-  /// Whether a parameter of `kernel` cannot be called `name` in C.
-  bool isTakenName(StringRef name, const KernelInfo &kernel) const;
-
   /// `cond` checked, returning invalidValue when it holds.
   void writeReject(const Twine &cond, StringRef comment = {});
 
@@ -318,8 +199,8 @@ private:
   const RuntimeApi &api;
   bool hip, host;
   std::string prefix, macroPrefix, guard;
-  /// The names the header defines outside its functions, and `stream`.
-  StringSet<> ownNames;
+  /// The C names of the header's arrays and functions.
+  HeaderNames naming;
 };
 
 /// Kernels whose dynamic shared memory exceeds this must opt in (CUDA).
@@ -381,17 +262,6 @@ void HeaderWriter::write(raw_ostream &out) {
       .render(headerCUDA, out);
 }
 
-/// The C name of image `index`'s array.
-std::string HeaderWriter::imageName(size_t index) const {
-  if (module.images.size() == 1)
-    return prefix + "_binary";
-  std::string arch = module.images[index].arch;
-  for (char &c : arch)
-    if (!isAlnum(c))
-      c = '_';
-  return prefix + "_binary_" + std::to_string(index) + "_" + arch;
-}
-
 void HeaderWriter::writeBinaries(raw_ostream &os) const {
   for (auto [index, image] : enumerate(module.images)) {
     if (image.isPTX)
@@ -404,7 +274,7 @@ void HeaderWriter::writeBinaries(raw_ostream &os) const {
          << commentText(image.arch) << ", " << image.bytes.size()
          << " bytes. The loader reads it as ELF: keep it aligned. */\n";
     os << "static " << macroPrefix << "_ALIGNED_ const unsigned char "
-       << imageName(index) << "[] = {\n";
+       << naming.imageName(index) << "[] = {\n";
     if (image.bytes.empty()) {
       // C has no empty arrays.
       os << "    0x00 /* empty */\n";
@@ -449,7 +319,7 @@ void HeaderWriter::writeImageCandidates(raw_ostream &os) const {
          << ") == 0 &&\n      (properties.gcnArchName[" << length
          << "] == '\\0' || properties.gcnArchName[" << length
          << "] == ':')) {\n";
-      os << "    *image = " << imageName(index) << ";\n";
+      os << "    *image = " << naming.imageName(index) << ";\n";
       os << "    *index = " << index << ";\n";
       os << "    return hipSuccess;\n";
       os << "  }\n";
@@ -484,7 +354,7 @@ void HeaderWriter::writeImageCandidates(raw_ostream &os) const {
          << ") {\n";
     else
       os << "  if (major * 10 + minor >= " << c.major * 10 + c.minor << ") {\n";
-    os << "    *image = " << imageName(c.index) << ";\n";
+    os << "    *image = " << naming.imageName(c.index) << ";\n";
     os << "    *index = " << c.index << ";\n";
     os << "    return CUDA_SUCCESS;\n";
     os << "  }\n";
@@ -561,67 +431,6 @@ void HeaderWriter::writeGetFunctions(raw_ostream &os) const {
           "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,\n";
     os << "                             " << bytes << ");\n";
   }
-}
-
-bool HeaderWriter::isTakenName(StringRef name, const KernelInfo &kernel) const {
-  if (isReservedIdentifier(name) || hasReservedSuffix(name) ||
-      hasReservedPrefix(name) || is_contained(reservedNames, name) ||
-      ownNames.contains(name))
-    return true;
-  // The scalar types of the signature.
-  for (const KernelParamInfo &param : kernel.params) {
-    SmallVector<StringRef> words;
-    SplitString(param.cType, words, " *");
-    if (is_contained(words, name))
-      return true;
-  }
-  return false;
-}
-
-KernelNames HeaderWriter::nameKernel(const KernelInfo &kernel) const {
-  KernelNames names;
-  StringSet<> used;
-  // Names that are free stay as they are; the others are renamed to names
-  // that are free and that no other parameter has.
-  for (const KernelParamInfo &param : kernel.params)
-    if (!isTakenName(param.name, kernel))
-      used.insert(param.name);
-  for (const KernelParamInfo &param : kernel.params) {
-    std::string name = param.name;
-    if (isTakenName(name, kernel)) {
-      name = renameParam(name, [&](StringRef candidate) {
-        return used.contains(candidate) || isTakenName(candidate, kernel);
-      });
-      used.insert(name);
-    }
-    names.params.push_back(std::move(name));
-  }
-  auto isUsed = [&](StringRef name) { return used.contains(name); };
-  auto local = [&](StringRef base) {
-    std::string name = isUsed(base) ? renameParam(base, isUsed) : base.str();
-    used.insert(name);
-    return name;
-  };
-  names.function = local("function");
-  names.grid = local("grid");
-  names.dims = local("dims");
-  names.args = local("args");
-  names.err = local("err");
-  // Tensor maps in any image; the loaded image, with several.
-  bool maps = false;
-  for (const ImageInfo &image : module.images)
-    for (const KernelInfo &launch : image.kernels)
-      maps = maps || (launch.name == kernel.name && !launch.tensorMaps.empty());
-  if (maps || !kernel.tensorMaps.empty()) {
-    names.maps = local("maps");
-    names.mapDims = local("map_dims");
-    names.mapStrides = local("map_strides");
-    names.mapBox = local("map_box");
-    names.mapSteps = local("map_steps");
-  }
-  if (module.images.size() > 1)
-    names.image = local("image");
-  return names;
 }
 
 void HeaderWriter::writeReject(const Twine &cond, StringRef comment) {
@@ -719,7 +528,7 @@ void HeaderWriter::writeKernelComment(const KernelInfo &kernel, unsigned index,
 void HeaderWriter::writeKernel(const KernelInfo &kernel, unsigned index) {
   assert(kernel.sharedMemoryBytes >= 0 &&
          kernel.sharedMemoryBytes <= UINT32_MAX && "shared memory size");
-  KernelNames names = nameKernel(kernel);
+  KernelNames names = naming.nameKernel(kernel);
   const auto &params = kernel.params;
   auto isDim = [&](size_t i) {
     return params[i].kind == KernelParamInfo::Kind::Dim;
@@ -863,7 +672,7 @@ void HeaderWriter::writeKernel(const KernelInfo &kernel, unsigned index) {
 }
 
 void HeaderWriter::writeHostKernel(const KernelInfo &kernel) {
-  KernelNames names = nameKernel(kernel);
+  KernelNames names = naming.nameKernel(kernel);
   const auto &params = kernel.params;
   writeParamsComment(kernel, names);
   os << ", its blocks one after the other\n */\n";
@@ -903,7 +712,7 @@ void HeaderWriter::writeHostKernel(const KernelInfo &kernel) {
                            names.params[i]);
     arguments.push_back(names.params[i]);
   }
-  wrap("void " + hostSymbol(kernel) + "(", types, ");");
+  wrap("void " + naming.hostSymbol(kernel) + "(", types, ");");
   wrap("static inline int " + kernel.name + "_run(", declarations, ") {");
   os << "  int64_t " << names.grid << "[3];\n";
   writeArgumentChecks(kernel, names);
@@ -911,7 +720,7 @@ void HeaderWriter::writeHostKernel(const KernelInfo &kernel) {
   // the host runs on the GPU.
   writeGridChecks(kernel, names);
   os << "  (void)" << names.grid << ";\n";
-  wrap("  " + hostSymbol(kernel) + "(", arguments, ");", "");
+  wrap("  " + naming.hostSymbol(kernel) + "(", arguments, ");", "");
   os << "  return TILEC_HOST_SUCCESS;\n}\n\n";
 }
 
