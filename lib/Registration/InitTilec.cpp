@@ -8,6 +8,8 @@
 #include "tilec/Conversion/Passes.h"
 #include "tilec/Dialect/Tile/IR/TileDialect.h"
 #include "tilec/Dialect/Tile/Transforms/Passes.h"
+#include "tilec/Target/AMD/MatrixInstructions.h"
+#include "tilec/Target/NVIDIA/MatrixInstructions.h"
 #include "tilec/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
@@ -46,6 +48,9 @@ void tilec::registerDialects(mlir::DialectRegistry &registry) {
                   mlir::memref::MemRefDialect, mlir::NVVM::NVVMDialect,
                   mlir::nvgpu::NVGPUDialect, mlir::ROCDL::ROCDLDialect,
                   mlir::scf::SCFDialect, mlir::vector::VectorDialect>();
+  // The matrix instructions tile.gemm runs on, one model per vendor.
+  nvidia::registerMatrixInstructionModels(registry);
+  amd::registerMatrixInstructionModels(registry);
   // Lowering to LLVM and serializing to cubins and hsacos go through
   // dialect extensions (conversion interfaces, GPU targets, translations).
   mlir::registerAllExtensions(registry);

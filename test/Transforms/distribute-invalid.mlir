@@ -109,15 +109,15 @@ func.func @register_operand() {
 
 // -----
 
-// A gemm laid out for wgmma, distributed without it.
-func.func @wgmma_layout_without_wgmma() {
+// A gemm recorded to run on wgmma, distributed for a target without it.
+func.func @wgmma_without_wgmma() {
   %c1 = arith.constant 1 : index
   tile.kernel blocks(%arg0) in (%c1) threads(128) {
     %0 = tile.alloc_shared {layout = #tile.shared_layout<[128, 32], (d0, d1) -> (d1 + d0 * 32), swizzle = <bits = 2, base = 3, shift = 3>>} : memref<128x32xf16, #tile.shared>
     %1 = tile.alloc_shared {layout = #tile.shared_layout<[32, 128], (d0, d1) -> ((d1 floordiv 64) * 2048 + d0 * 64 + d1 mod 64), swizzle = <bits = 3, base = 3, shift = 3>>} : memref<32x128xf16, #tile.shared>
     %2 = tile.alloc_fragment {layout = #tile.fragment_layout<[128, 128], threads = 128, slots = 128, (d0, d1) -> ((d0 floordiv 128 + d1 floordiv 128) * 128 + ((d0 mod 64) floordiv 16) * 32 + (d0 mod 8) * 4 + (d1 mod 8) floordiv 2, ((d0 mod 128) floordiv 64 + (d1 mod 128) floordiv 128) * 64 + ((d1 mod 128) floordiv 8) * 4 + ((d0 mod 16) floordiv 8) * 2 + d1 mod 2), inverse = (d0, d1) -> ((d0 floordiv 128) * 128 + (d1 floordiv 64) * 64 + ((d0 mod 128) floordiv 32) * 16 + ((d1 mod 4) floordiv 2) * 8 + (d0 mod 32) floordiv 4, ((d1 mod 64) floordiv 4) * 8 + (d0 mod 4) * 2 + d1 mod 2)>} : memref<128x128xf32, #tile.fragment>
-    // expected-error@+1 {{the accumulator has a wgmma layout, but the gemm does not run on wgmma here (distribute with wgmma, for sm_90a)}}
-    tile.gemm %0, %1, %2 : memref<128x32xf16, #tile.shared>, memref<32x128xf16, #tile.shared>, memref<128x128xf32, #tile.fragment>
+    // expected-error@+1 {{the gemm runs on #tile.wgmma, which the target (generic) does not have}}
+    tile.gemm %0, %1, %2 {instruction = #tile.wgmma} : memref<128x32xf16, #tile.shared>, memref<32x128xf16, #tile.shared>, memref<128x128xf32, #tile.fragment>
   }
   return
 }

@@ -1,6 +1,7 @@
 // RUN: tilec-opt %s --split-input-file --tile-set-target=features=mma_sync --tile-infer-layouts | FileCheck %s
 
-// With mma.sync, a gemm's accumulator gets the accumulator layout of its
+// With mma.sync, each gemm records the instruction it runs on, and its
+// accumulator gets the accumulator layout of its
 // warp partition (full_row: 4 warps of 16 rows); the reduction of its rows
 // is held by the 4 lanes of each lane group; the f16 copy of the scores,
 // written in the scores' layout, is what the second gemm needs of A in
@@ -13,7 +14,9 @@
 // CHECK: tile.alloc_fragment {layout = #[[S]]} : memref<64x64xf16, #tile.fragment>
 // CHECK: tile.alloc_fragment {layout = #[[O]]} : memref<64x32xf32, #tile.fragment>
 // CHECK: tile.alloc_fragment {layout = #[[ROWS]]} : memref<64xf32, #tile.fragment>
+// CHECK: tile.gemm {{.*}} clear_accum {instruction = #tile.mma_sync}
 // CHECK: tile.parallel (%{{.*}}, %{{.*}}) in (64, 64) layout #[[S]]
+// CHECK: tile.gemm {{.*}} clear_accum {instruction = #tile.mma_sync}
 // CHECK: tile.parallel (%{{.*}}, %{{.*}}) in (64, 32) layout #[[O]]
 func.func @attention_like(%out: memref<64x32xf32>) {
   %c1 = arith.constant 1 : index

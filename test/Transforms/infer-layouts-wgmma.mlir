@@ -11,6 +11,7 @@
 // CHECK: tile.alloc_shared {layout = #[[A]]} : memref<128x32xf16, #tile.shared>
 // CHECK: tile.alloc_shared {layout = #[[B]]} : memref<32x128xf16, #tile.shared>
 // CHECK: tile.alloc_fragment {layout = #[[ACC]]} : memref<128x128xf32, #tile.fragment>
+// CHECK: tile.gemm {{.*}} {instruction = #tile.wgmma}
 func.func @gemm() {
   %c1 = arith.constant 1 : index
   tile.kernel blocks(%bx) in (%c1) threads(128) {

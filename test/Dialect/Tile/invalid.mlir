@@ -304,6 +304,19 @@ func.func @gemm_c_shared(%n: index) {
 
 // -----
 
+func.func @gemm_instruction_not_one(%n: index) {
+  tile.kernel blocks(%a) in (%n) threads(128) {
+    %A = tile.alloc_shared : memref<64x32xf16, #tile.shared>
+    %B = tile.alloc_shared : memref<32x64xf16, #tile.shared>
+    %C = tile.alloc_fragment : memref<64x64xf32, #tile.fragment>
+    // expected-error@+1 {{'tile.gemm' op attribute 'instruction' failed to satisfy constraint}}
+    tile.gemm %A, %B, %C {instruction = #tile.swizzle<bits = 2, base = 3, shift = 3>} : memref<64x32xf16, #tile.shared>, memref<32x64xf16, #tile.shared>, memref<64x64xf32, #tile.fragment>
+  }
+  return
+}
+
+// -----
+
 func.func @gemm_rank(%n: index) {
   tile.kernel blocks(%a) in (%n) threads(128) {
     %A = tile.alloc_shared : memref<2x64x32xf16, #tile.shared>

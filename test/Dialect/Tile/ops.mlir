@@ -131,6 +131,9 @@ func.func @gemm_variants() {
     tile.gemm %As, %Bs, %C transpose_a transpose_b policy(full_row) clear_accum : memref<32x128xf16, #tile.shared>, memref<64x32xf16, #tile.shared>, memref<128x64xf32, #tile.fragment>
     // CHECK: tile.gemm %{{.*}}, %{{.*}}, %{{.*}} transpose_a transpose_b policy(full_col) :
     tile.gemm %As, %Bs, %C16 transpose_a transpose_b policy(full_col) : memref<32x128xf16, #tile.shared>, memref<64x32xf16, #tile.shared>, memref<128x64xf16, #tile.fragment>
+    // The matrix instruction a gemm runs on, as tile-infer-layouts records it.
+    // CHECK: tile.gemm %{{.*}}, %{{.*}}, %{{.*}} transpose_a transpose_b {instruction = #tile.wgmma} :
+    tile.gemm %As, %Bs, %C transpose_a transpose_b {instruction = #tile.wgmma} : memref<32x128xf16, #tile.shared>, memref<64x32xf16, #tile.shared>, memref<128x64xf32, #tile.fragment>
     // A from registers, int8 into int32, fp8 mixes into f32.
     %Ar = tile.alloc_fragment : memref<128x32xi8, #tile.fragment>
     %Bi = tile.alloc_shared : memref<32x64xi8, #tile.shared>

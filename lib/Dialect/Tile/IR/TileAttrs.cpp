@@ -133,6 +133,18 @@ TargetAttr TargetAttr::lookup(Operation *op) {
                          TargetFeature::None);
 }
 
+SmallVector<Attribute> TargetAttr::getMatrixInstructions() const {
+  // Preferred first: wgmma over mma.sync, whose warp tiles are smaller.
+  SmallVector<Attribute> instructions;
+  if (has(TargetFeature::Wgmma))
+    instructions.push_back(WgmmaAttr::get(getContext()));
+  if (has(TargetFeature::MmaSync))
+    instructions.push_back(MmaSyncAttr::get(getContext()));
+  if (has(TargetFeature::Mfma))
+    instructions.push_back(MfmaAttr::get(getContext()));
+  return instructions;
+}
+
 int64_t SwizzleAttr::apply(int64_t offset) const {
   int64_t mask = ((int64_t(1) << getBits()) - 1) << getBase();
   return offset ^ ((offset >> getShift()) & mask);

@@ -40,6 +40,9 @@ void TileDialect::initialize() {
   registerAttributes();
   registerOps();
   addInterfaces<TileOpAsmInterface>();
+  // lib/Target/NVIDIA and lib/Target/AMD implement the instructions.
+  declarePromisedInterfaces<MatrixInstructionAttrInterface, MmaSyncAttr,
+                            WgmmaAttr, MfmaAttr>();
 }
 
 LogicalResult TileDialect::verifyOperationAttribute(Operation *op,

@@ -1196,6 +1196,8 @@ FailureOr<Value> tilec::tile::reshapeTensorArgument(
 // TableGen'd definitions
 //===----------------------------------------------------------------------===//
 
+#include "tilec/Dialect/Tile/IR/TileAttrInterfaces.cpp.inc"
+
 #define GET_OP_CLASSES
 #include "tilec/Dialect/Tile/IR/TileOps.cpp.inc"
 

@@ -9,10 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "MfmaGemm.h"
-#include "MmaGemm.h"
 #include "VectorizeRun.h"
-#include "WgmmaGemm.h"
+#include "tilec/Analysis/FragmentLayouts.h"
 #include "tilec/Dialect/Tile/IR/TileOps.h"
 #include "tilec/Dialect/Tile/Transforms/Passes.h"
 #include "tilec/Dialect/Tile/Transforms/Utils.h"
@@ -125,8 +123,8 @@ std::optional<FragmentAccess> asFragmentAccess(Operation *op) {
 
 class KernelDistributor {
 public:
-  KernelDistributor(KernelOp kernel, bool wgmma)
-      : kernel(kernel), threads(kernel.getNumThreads()), wgmma(wgmma) {}
+  KernelDistributor(KernelOp kernel, TargetAttr target)
+      : kernel(kernel), threads(kernel.getNumThreads()), target(target) {}
 
   LogicalResult run();
 
@@ -171,7 +169,7 @@ private:
 
   KernelOp kernel;
   int64_t threads;
-  bool wgmma;
+  TargetAttr target;
   Value tid;
   DenseMap<Value, Value> registers;
   /// For each layout with an inverse: (thread, row-major element) -> slot.
@@ -777,74 +775,33 @@ LogicalResult KernelDistributor::distributeReduce(ReduceOp reduce) {
 LogicalResult KernelDistributor::distributeGemm(GemmOp gemm) {
   Value c = gemm.getC();
   FragmentLayoutAttr layout = layoutOf(c);
-  if (wgmma) {
-    std::optional<WgmmaPlan> plan =
-        planWgmmaGemm(gemm, threads, /*requireLayouts=*/true);
-    std::optional<WarpgroupPartition> partition =
-        layout ? matchWgmmaAccumulatorLayout(layout) : std::nullopt;
-    // A in registers must hold each warp's rows as wgmma takes them.
-    bool aLaidOut = !plan || plan->a ||
-                    areEquivalentLayouts(layoutOf(gemm.getA()),
-                                         getWgmmaOperandALayout(gemm, *plan));
-    if (plan && partition && aLaidOut && partition->m == plan->partition.m &&
-        partition->n == plan->partition.n) {
-      OpBuilder b(gemm);
-      emitWgmmaGemm(b, gemm, *plan, tid, registers.lookup(c),
-                    plan->a ? Value() : registers.lookup(gemm.getA()));
-      gemm.erase();
-      return success();
-    }
-  }
-  if (layout && matchWgmmaAccumulatorLayout(layout) &&
-      !matchMmaAccumulatorLayout(layout))
-    return gemm.emitError()
-           << "the accumulator has a wgmma layout, but the gemm does not run "
-              "on wgmma here"
-           << (wgmma ? ": its operands are not in the shared layouts wgmma "
-                       "reads"
-                     : " (distribute with wgmma, for sm_90a)");
-  if (std::optional<WarpPartition> partition =
-          matchMmaAccumulatorLayout(layout)) {
-    if (!isMmaSyncGemm(gemm))
+  if (MatrixInstructionAttrInterface instruction = gemm.getInstructionAttr()) {
+    if (!llvm::is_contained(target.getMatrixInstructions(),
+                            Attribute(instruction)))
       return gemm.emitError()
-             << "the accumulator has an mma.sync layout, but the gemm's "
-                "types or shapes do not run on mma.sync";
-    Value aRegs;
+             << "the gemm runs on " << instruction << ", which the target ("
+             << target.getChip() << ") does not have";
+    std::string warning;
+    if (!instruction.runsGemm(gemm, warning))
+      return gemm.emitError() << "the gemm's types, shapes or block do not "
+                                 "run on its instruction, "
+                              << instruction;
+    if (!layout ||
+        !areEquivalentLayouts(layout, instruction.getAccumulatorLayout(gemm)))
+      return gemm.emitError() << "the accumulator is not in the layout "
+                              << instruction << " gives it";
+    Value aRegisters;
     if (isInScope(gemm.getA().getType(), MemoryScope::Fragment)) {
-      std::optional<WarpPartition> aPartition =
-          matchMmaOperandALayout(layoutOf(gemm.getA()));
-      if (!aPartition || aPartition->warpM != partition->warpM ||
-          aPartition->warpN != partition->warpN)
-        return gemm.emitError()
-               << "A in registers needs the mma.sync A operand layout of "
-                  "the gemm's warp partition";
-      aRegs = registers.lookup(gemm.getA());
+      FragmentLayoutAttr aLayout = instruction.getOperandALayout(gemm);
+      if (!aLayout || !areEquivalentLayouts(layoutOf(gemm.getA()), aLayout))
+        return gemm.emitError() << "A in registers is not in the layout "
+                                << instruction << " reads it in";
+      aRegisters = registers.lookup(gemm.getA());
     }
     OpBuilder b(gemm);
-    emitMmaGemm(b, gemm, *partition, tid, registers.lookup(c), aRegs);
-    gemm.erase();
-    return success();
-  }
-
-  if (std::optional<WarpPartition> partition =
-          matchMfmaAccumulatorLayout(layout)) {
-    if (!isMfmaGemm(gemm))
-      return gemm.emitError()
-             << "the accumulator has an MFMA layout, but the gemm's types or "
-                "shapes do not run on MFMA";
-    Value aRegs;
-    if (isInScope(gemm.getA().getType(), MemoryScope::Fragment)) {
-      std::optional<WarpPartition> aPartition =
-          matchMfmaOperandALayout(layoutOf(gemm.getA()));
-      if (!aPartition || aPartition->warpM != partition->warpM ||
-          aPartition->warpN != partition->warpN)
-        return gemm.emitError()
-               << "A in registers needs the MFMA A operand layout of the "
-                  "gemm's wave partition";
-      aRegs = registers.lookup(gemm.getA());
-    }
-    OpBuilder b(gemm);
-    emitMfmaGemm(b, gemm, *partition, tid, registers.lookup(c), aRegs);
+    if (failed(instruction.emitGemm(b, gemm, tid, registers.lookup(c),
+                                    aRegisters)))
+      return failure();
     gemm.erase();
     return success();
   }
@@ -978,9 +935,9 @@ struct DistributePass
   using TileDistributeBase::TileDistributeBase;
 
   void runOnOperation() override {
-    bool wgmma = TargetAttr::lookup(getOperation()).has(TargetFeature::Wgmma);
+    TargetAttr target = TargetAttr::lookup(getOperation());
     WalkResult result = getOperation().walk([&](KernelOp kernel) {
-      if (failed(KernelDistributor(kernel, wgmma).run()))
+      if (failed(KernelDistributor(kernel, target).run()))
         return WalkResult::interrupt();
       return WalkResult::advance();
     });

@@ -6,9 +6,6 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "MfmaGemm.h"
-#include "MmaGemm.h"
-#include "WgmmaGemm.h"
 #include "tilec/Analysis/FragmentLayouts.h"
 #include "tilec/Dialect/Tile/IR/TileOps.h"
 #include "tilec/Dialect/Tile/Transforms/Passes.h"
@@ -77,45 +74,11 @@ bool writesLocalBuffer(ParallelOp loop) {
   return result.wasInterrupted();
 }
 
-/// Whether `tile.annotate_layout` fixes `alloc`'s layout.
-bool isAnnotated(AllocSharedOp alloc) {
-  return llvm::any_of(alloc->getUsers(), [](Operation *user) {
-    return isa<AnnotateLayoutOp>(user);
-  });
-}
-
-/// Why a gemm of 8-bit floats does not run on AMD's matrix cores (where
-/// `mfmaFp8` says whether they take FNUZ ones), or nullopt for other
-/// gemms and those that do.
-std::optional<std::string> whyNotMfmaFp8(GemmOp gemm, bool mfmaFp8) {
-  auto elementOf = [](Value v) {
-    return cast<MemRefType>(v.getType()).getElementType();
-  };
-  Type a = elementOf(gemm.getA()), b = elementOf(gemm.getB());
-  if (isOcpFp8Type(a) || isOcpFp8Type(b))
-    return std::string(mfmaFp8 ? "this chip's matrix cores take the FNUZ "
-                                 "8-bit floats (float8_e4m3fnuz, "
-                                 "float8_e5m2fnuz), not OCP's"
-                               : "this chip's matrix cores take no 8-bit "
-                                 "floats");
-  if (!isFnuzFp8Type(a) || !isFnuzFp8Type(b))
-    return std::nullopt;
-  if (!mfmaFp8)
-    return std::string("this chip's matrix cores take no 8-bit floats "
-                       "(gfx942's do)");
-  if (!isMfmaFp8Gemm(gemm))
-    return std::string("8-bit float gemms need both operands in shared "
-                       "memory and K a multiple of 32");
-  return std::nullopt;
-}
-
 class LayoutSolver {
 public:
-  LayoutSolver(KernelOp kernel, int64_t maxVectorBytes, bool mmaSync,
-               bool wgmma, bool mfma, bool mfmaFp8, int64_t registersPerThread)
+  LayoutSolver(KernelOp kernel, int64_t maxVectorBytes, TargetAttr target)
       : kernel(kernel), threads(kernel.getNumThreads()),
-        maxVectorBytes(maxVectorBytes), mmaSync(mmaSync), wgmma(wgmma),
-        mfma(mfma), mfmaFp8(mfmaFp8), registersPerThread(registersPerThread) {}
+        maxVectorBytes(maxVectorBytes), target(target) {}
 
   LogicalResult run();
 
@@ -132,9 +95,10 @@ private:
   FragmentLayoutAttr defaultLayout(ArrayRef<int64_t> shape,
                                    unsigned elementBytes);
   FragmentLayoutAttr defaultLoopLayout(ParallelOp loop);
-  /// Gives the accumulators (and register A operands) of gemms that run on
-  /// mma.sync, wgmma or MFMA their layouts; rejects A in registers for the
-  /// gemms that run on none of them.
+  /// Records on each gemm the first of the target's matrix instructions
+  /// that runs it, and gives its accumulator, its A in registers and its
+  /// shared operands the layouts that instruction reads; rejects A in
+  /// registers for the gemms that run on none of them.
   LogicalResult seedGemmLayouts();
   /// Rejects fragments and loops whose share per thread is too large to
   /// unroll.
@@ -147,11 +111,7 @@ private:
   KernelOp kernel;
   int64_t threads;
   int64_t maxVectorBytes;
-  bool mmaSync;
-  bool wgmma;
-  bool mfma;
-  bool mfmaFp8;
-  int64_t registersPerThread;
+  TargetAttr target;
   llvm::MapVector<Operation *, Assignment> fragments;
   /// Gemms that run on CUDA cores or vector ALUs, a dot product per
   /// accumulator element.
@@ -256,47 +216,20 @@ LogicalResult LayoutSolver::propagate(bool &changed) {
 }
 
 LogicalResult LayoutSolver::seedGemmLayouts() {
+  SmallVector<Attribute> instructions = target.getMatrixInstructions();
   WalkResult result = kernel.walk([&](GemmOp gemm) {
-    auto cType = cast<MemRefType>(gemm.getC().getType());
-    int64_t m = cType.getDimSize(0), n = cType.getDimSize(1);
-    if (std::optional<WgmmaPlan> plan =
-            wgmma ? planWgmmaGemm(gemm, threads, /*requireLayouts=*/false)
-                  : std::nullopt) {
-      // The operand tiles in the layout wgmma reads (which TMA, when it
-      // fills them, has given them already).
-      SmallVector<std::pair<Value, PanelledTile>> tiles = {
-          {gemm.getB(), plan->b}};
-      if (plan->a)
-        tiles.push_back({gemm.getA(), *plan->a});
-      for (auto [operand, tile] : tiles) {
-        AllocSharedOp alloc = getSharedAlloc(operand);
-        if (!alloc.getLayoutAttr())
-          alloc.setLayoutAttr(makePanelledLayout(
-              kernel.getContext(), alloc.getType().getShape(), tile));
+    MatrixInstructionAttrInterface chosen;
+    for (Attribute attr : instructions) {
+      auto instruction = cast<MatrixInstructionAttrInterface>(attr);
+      std::string warning;
+      if (instruction.runsGemm(gemm, warning)) {
+        chosen = instruction;
+        break;
       }
-      bool changed = false;
-      if (!plan->a)
-        if (AllocFragmentOp a = getFragment(gemm.getA()))
-          if (failed(require(a, getWgmmaOperandALayout(gemm, *plan), gemm,
-                             changed)))
-            return WalkResult::interrupt();
-      if (AllocFragmentOp c = getFragment(gemm.getC()))
-        if (failed(require(c,
-                           makeWgmmaAccumulatorLayout(kernel.getContext(), m, n,
-                                                      plan->partition),
-                           gemm, changed)))
-          return WalkResult::interrupt();
-      return WalkResult::advance();
+      if (!warning.empty())
+        gemm.emitWarning() << warning;
     }
-    // mma.sync's warps of 32 lanes and m16n8 tiles, or MFMA's waves of 64
-    // and 16x16 tiles.
-    bool onMfma = mfma && isMfmaGemm(gemm) && (mfmaFp8 || !isMfmaFp8Gemm(gemm));
-    if (mfma && !onMfma)
-      if (std::optional<std::string> why = whyNotMfmaFp8(gemm, mfmaFp8))
-        gemm.emitWarning() << "T.gemm runs on the vector ALUs, not matrix "
-                              "cores (MFMA): "
-                           << *why;
-    if (!onMfma && !(mmaSync && isMmaSyncGemm(gemm))) {
+    if (!chosen) {
       // On CUDA cores each thread reads whole rows of A, which no layout of
       // A in registers gives it next to the accumulator's.
       if (!getFragment(gemm.getA())) {
@@ -315,70 +248,19 @@ LogicalResult LayoutSolver::seedGemmLayouts() {
              "A in shared memory (T.alloc_shared and T.copy) instead";
       return WalkResult::interrupt();
     }
-    int64_t lanes = onMfma ? kWaveLanes : 32;
-    std::string message;
-    FailureOr<WarpPartition> partition =
-        threads % lanes == 0
-            ? computeWarpPartition(m, n, threads / lanes, gemm.getPolicy(), 16,
-                                   onMfma ? 16 : 8, message,
-                                   onMfma ? "wave" : "warp")
-            : FailureOr<WarpPartition>(failure());
-    if (failed(partition)) {
-      if (message.empty())
-        message = "the block's " + std::to_string(threads) +
-                  " threads are not whole " + (onMfma ? "waves" : "warps");
-      gemm.emitWarning() << (onMfma ? "T.gemm runs on the vector ALUs, not "
-                                      "matrix cores (MFMA): "
-                                    : "T.gemm runs on CUDA cores, not tensor "
-                                      "cores: ")
-                         << message;
-      scalarGemms.push_back(gemm);
-      return WalkResult::advance();
-    }
-    // The tiles ldmatrix will read get a swizzle that spreads rows over
-    // the banks, those the MFMA lanes read the one the LDS bank model
-    // finds best for their reads, unless an annotation or an earlier
-    // choice gave them a layout.
-    for (bool isA : {true, false}) {
-      auto alloc = getSharedAlloc(isA ? gemm.getA() : gemm.getB());
-      if (!alloc || alloc.getLayoutAttr() || isAnnotated(alloc))
-        continue;
-      MemRefType type = alloc.getType();
-      SwizzleAttr swizzle;
-      if (!onMfma)
-        swizzle =
-            chooseSharedSwizzle(kernel.getContext(), type.getShape().back(),
-                                type.getElementTypeBitWidth() / 8);
-      else if (std::optional<MfmaOperandTile> tile =
-                   getMfmaOperandTile(gemm, isA))
-        swizzle = chooseMfmaSharedSwizzle(kernel.getContext(), *tile);
-      if (swizzle)
-        alloc.setLayoutAttr(SharedLayoutAttr::get(
-            kernel.getContext(), type.getShape(),
-            getRowMajorMap(kernel.getContext(), type.getShape()), swizzle));
-    }
+    gemm.setInstructionAttr(chosen);
+    chosen.chooseSharedLayouts(gemm);
     bool changed = false;
-    MLIRContext *context = kernel.getContext();
     if (AllocFragmentOp c = getFragment(gemm.getC()))
-      if (failed(require(
-              c,
-              onMfma ? makeMfmaAccumulatorLayout(context, m, n, *partition)
-                     : makeMmaAccumulatorLayout(context, m, n, *partition),
-              gemm, changed)))
+      if (failed(require(c, chosen.getAccumulatorLayout(gemm), gemm, changed)))
         return WalkResult::interrupt();
     if (AllocFragmentOp a = getFragment(gemm.getA())) {
-      auto aType = cast<MemRefType>(a.getType());
       if (gemm.getTransposeA()) {
         gemm.emitError() << "T.gemm with A in registers takes it "
                             "untransposed (transpose_A=False)";
         return WalkResult::interrupt();
       }
-      int64_t k = aType.getDimSize(1);
-      if (failed(require(a,
-                         onMfma
-                             ? makeMfmaOperandALayout(context, m, k, *partition)
-                             : makeMmaOperandALayout(context, m, k, *partition),
-                         gemm, changed)))
+      if (failed(require(a, chosen.getOperandALayout(gemm), gemm, changed)))
         return WalkResult::interrupt();
     }
     return WalkResult::advance();
@@ -575,6 +457,7 @@ LogicalResult LayoutSolver::checkRegisterFootprint() {
       largestRegisters = fragmentRegisters;
     }
   }
+  int64_t registersPerThread = target.getRegisters();
   if (registersPerThread > 0 && registers > registersPerThread) {
     bool tooMany = registers > kMaxOverRegisterFile * registersPerThread;
     InFlightDiagnostic diag =
@@ -595,6 +478,7 @@ LogicalResult LayoutSolver::checkRegisterFootprint() {
   // compile in about 4 s (int8, 128x64 on 32 threads, K 16, on gfx90a and
   // gfx1100), 8192 in 4 to 21 s.
   constexpr int64_t kMaxScalarGemmTerms = 4096;
+  bool onAmd = target.has(TargetFeature::Mfma);
   for (GemmOp gemm : scalarGemms) {
     AllocFragmentOp c = getFragment(gemm.getC());
     if (!c)
@@ -607,14 +491,14 @@ LogicalResult LayoutSolver::checkRegisterFootprint() {
     int64_t terms = assignment->second.layout.getSlots() * k;
     if (terms > kMaxScalarGemmTerms)
       return gemm.emitError()
-             << "T.gemm runs on " << (mfma ? "the vector ALUs" : "CUDA cores")
+             << "T.gemm runs on " << (onAmd ? "the vector ALUs" : "CUDA cores")
              << " here, and gives each thread " << terms
              << " multiply-adds to unroll (its accumulator elements times K); "
                 "at most "
              << kMaxScalarGemmTerms
              << " compile in reasonable time: use more threads, a smaller "
                 "tile or a smaller K step, or operands the "
-             << (mfma ? "matrix" : "tensor") << " cores take";
+             << (onAmd ? "matrix" : "tensor") << " cores take";
   }
   return success();
 }
@@ -626,13 +510,7 @@ struct InferLayoutsPass
   void runOnOperation() override {
     TargetAttr target = TargetAttr::lookup(getOperation());
     WalkResult result = getOperation().walk([&](KernelOp kernel) {
-      if (failed(LayoutSolver(kernel, maxVectorBytes,
-                              target.has(TargetFeature::MmaSync),
-                              target.has(TargetFeature::Wgmma),
-                              target.has(TargetFeature::Mfma),
-                              target.has(TargetFeature::MfmaFp8Fnuz),
-                              target.getRegisters())
-                     .run()))
+      if (failed(LayoutSolver(kernel, maxVectorBytes, target).run()))
         return WalkResult::interrupt();
       return WalkResult::advance();
     });

@@ -103,6 +103,12 @@ tilec::tile::AllocSharedOp tilec::tile::getSharedAlloc(Value view) {
   return view.getDefiningOp<tilec::tile::AllocSharedOp>();
 }
 
+bool tilec::tile::isAnnotated(AllocSharedOp alloc) {
+  return llvm::any_of(alloc->getUsers(), [](Operation *user) {
+    return isa<AnnotateLayoutOp>(user);
+  });
+}
+
 bool tilec::tile::qualifiesForTma(MemRefType tensor, ArrayRef<int64_t> extents,
                                   Value buffer,
                                   std::optional<PanelledTile> &panels) {

@@ -12,6 +12,7 @@ include "tilec/Dialect/Tile/IR/TileDialect.td"
 include "mlir/IR/AttrTypeBase.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
 include "mlir/IR/EnumAttr.td"
+include "tilec/Dialect/Tile/IR/TileInterfaces.td"
 
 class Tile_Attr<string name, string attrMnemonic, list<Trait> traits = []>
     : AttrDef<Tile_Dialect, name, traits> {
@@ -79,10 +80,6 @@ def Tile_RasterOrder : I32EnumAttr<"RasterOrder",
 }
 
 //===----------------------------------------------------------------------===//
-// Layouts
-//===----------------------------------------------------------------------===//
-
-//===----------------------------------------------------------------------===//
 // The target
 //===----------------------------------------------------------------------===//
 
@@ -144,8 +141,49 @@ def Tile_TargetAttr : Tile_Attr<"Target", "target"> {
     static constexpr ::llvm::StringLiteral kAttrName = "tile.target";
     /// The target of the module around `op`, or the generic target.
     static TargetAttr lookup(::mlir::Operation *op);
+    /// The matrix instructions (MatrixInstructionAttrInterface) a gemm may
+    /// run on here, the preferred first.
+    ::llvm::SmallVector<::mlir::Attribute> getMatrixInstructions() const;
   }];
 }
+
+//===----------------------------------------------------------------------===//
+// Matrix instructions
+//===----------------------------------------------------------------------===//
+
+class Tile_MatrixInstructionAttr<string name, string attrMnemonic>
+    : Tile_Attr<name, attrMnemonic> {
+  let summary = "The matrix instruction a tile.gemm runs on";
+}
+
+def Tile_MmaSyncAttr : Tile_MatrixInstructionAttr<"MmaSync", "mma_sync"> {
+  let description = [{
+    NVIDIA's warp-wide `mma.sync` (sm_80 on): each warp of 32 lanes
+    computes whole m16n8 tiles of the accumulator, reading A and B from
+    shared memory with `ldmatrix`, or A from registers.
+  }];
+}
+
+def Tile_WgmmaAttr : Tile_MatrixInstructionAttr<"Wgmma", "wgmma"> {
+  let description = [{
+    NVIDIA's warpgroup MMA (`wgmma.mma_async`, sm_90a): each warpgroup of
+    128 threads computes whole m64 bands of the accumulator from operand
+    descriptors of shared memory in its panelled layouts, or A from
+    registers.
+  }];
+}
+
+def Tile_MfmaAttr : Tile_MatrixInstructionAttr<"Mfma", "mfma"> {
+  let description = [{
+    AMD's matrix cores (MFMA, gfx90a and gfx942): each wave computes whole
+    16x16 tiles of the accumulator, with FNUZ 8-bit floats where the target
+    has `mfma_fp8_fnuz`.
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Layouts
+//===----------------------------------------------------------------------===//
 
 def Tile_SwizzleAttr : Tile_Attr<"Swizzle", "swizzle"> {
   let summary = "XOR swizzle of shared-memory offsets";

@@ -60,6 +60,8 @@ public:
 } // namespace OpTrait
 } // namespace tilec::tile
 
+#include "tilec/Dialect/Tile/IR/TileAttrInterfaces.h.inc"
+
 #define GET_OP_CLASSES
 #include "tilec/Dialect/Tile/IR/TileOps.h.inc"
 

@@ -224,6 +224,11 @@ def Tile_GemmOp : Tile_Op<"gemm", [Tile_InKernel]> {
     into f32; f32 (computed as tf32) into f32; f8E4M3FN or f8E5M2 into f32;
     i8 or ui8 into i32.
 
+    `instruction`, set by `tile-infer-layouts`, is the matrix instruction
+    the gemm runs on (`#tile.mma_sync`, `#tile.wgmma`, `#tile.mfma`);
+    without one it runs on CUDA cores or vector ALUs, one dot product per
+    accumulator element.
+
     ```mlir
     tile.gemm %A_shared, %B_shared, %C_local transpose_b policy(full_row)
         : memref<128x32xf16, #tile.shared>, memref<128x32xf16, #tile.shared>,
@@ -238,13 +243,24 @@ def Tile_GemmOp : Tile_Op<"gemm", [Tile_InKernel]> {
     UnitAttr:$transpose_b,
     DefaultValuedProp<EnumProp<Tile_GemmWarpPolicy>,
                       "::tilec::tile::GemmWarpPolicy::Square">:$policy,
-    UnitAttr:$clear_accum
+    UnitAttr:$clear_accum,
+    OptionalAttr<Tile_MatrixInstructionAttrInterface>:$instruction
   );
   let assemblyFormat = [{
     $a `,` $b `,` $c (`transpose_a` $transpose_a^)? (`transpose_b` $transpose_b^)?
     (`policy` `(` $policy^ `)`)? (`clear_accum` $clear_accum^)? attr-dict
     `:` type($a) `,` type($b) `,` type($c)
   }];
+  let builders = [
+    // A gemm as the front end writes it, before an instruction is chosen.
+    OpBuilder<(ins "::mlir::Value":$a, "::mlir::Value":$b, "::mlir::Value":$c,
+                   "bool":$transpose_a, "bool":$transpose_b,
+                   "::tilec::tile::GemmWarpPolicy":$policy,
+                   "bool":$clear_accum), [{
+      build($_builder, $_state, a, b, c, transpose_a, transpose_b, policy,
+            clear_accum, /*instruction=*/nullptr);
+    }]>
+  ];
   let hasVerifier = 1;
 }
 

@@ -63,6 +63,9 @@ int64_t multiplyKnownDivisors(int64_t a, int64_t b);
 /// of; null when it is neither.
 AllocSharedOp getSharedAlloc(mlir::Value view);
 
+/// Whether `tile.annotate_layout` fixes `alloc`'s layout.
+bool isAnnotated(AllocSharedOp alloc);
+
 /// Marks the pipeline stage (a memref.subview) that tile-pipeline fills
 /// for a later iteration and synchronizes itself; tile-insert-barriers
 /// leaves its writes alone.

@@ -1,4 +1,4 @@
-//===- MfmaGemm.cpp - T.gemm on AMD matrix cores (MFMA) -------------------===//
+//===- Mfma.cpp - T.gemm on AMD matrix cores (MFMA) -----------------------===//
 //
 // Part of tilec. Each wave of 64 lanes computes its part of the accumulator
 // as a grid of 16x16 tiles with v_mfma_f32_16x16x16 (f16 or bf16), issued
@@ -17,7 +17,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "MfmaGemm.h"
+#include "Mfma.h"
 
 #include "tilec/Dialect/Tile/Transforms/Utils.h"
 

@@ -1,12 +1,12 @@
-//===- WgmmaGemm.h - T.gemm on Hopper's warpgroup MMA -----------*- C++ -*-===//
+//===- Wgmma.h - T.gemm on Hopper's warpgroup MMA ---------------*- C++ -*-===//
 //
-// Part of tilec. Used by tile-infer-layouts, which plans a gemm's wgmma
-// layouts, and tile-distribute, which emits it.
+// Part of tilec. Used by the wgmma matrix instruction's model, which plans
+// a gemm's layouts and emits it.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TILEC_LIB_DIALECT_TILE_TRANSFORMS_WGMMAGEMM_H
-#define TILEC_LIB_DIALECT_TILE_TRANSFORMS_WGMMAGEMM_H
+#ifndef TILEC_LIB_TARGET_NVIDIA_WGMMA_H
+#define TILEC_LIB_TARGET_NVIDIA_WGMMA_H
 
 #include "tilec/Analysis/FragmentLayouts.h"
 #include "tilec/Dialect/Tile/IR/TileOps.h"
@@ -52,4 +52,4 @@ void emitWgmmaGemm(mlir::OpBuilder &b, GemmOp gemm, const WgmmaPlan &plan,
 
 } // namespace tilec::tile
 
-#endif // TILEC_LIB_DIALECT_TILE_TRANSFORMS_WGMMAGEMM_H
+#endif // TILEC_LIB_TARGET_NVIDIA_WGMMA_H

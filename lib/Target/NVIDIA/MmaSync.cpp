@@ -1,4 +1,4 @@
-//===- MmaGemm.cpp - T.gemm on tensor cores with mma.sync -----------------===//
+//===- MmaSync.cpp - T.gemm on tensor cores with mma.sync -----------------===//
 //
 // Part of tilec. Each warp computes its part of the accumulator as a grid
 // of m16n8 tiles. For every step of K (16 for 16-bit operands, 32 for
@@ -14,7 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "MmaGemm.h"
+#include "MmaSync.h"
 #include "tilec/Dialect/Tile/Transforms/Utils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

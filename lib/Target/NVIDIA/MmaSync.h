@@ -1,11 +1,11 @@
-//===- MmaGemm.h - T.gemm on tensor cores with mma.sync ---------*- C++ -*-===//
+//===- MmaSync.h - T.gemm on tensor cores with mma.sync ---------*- C++ -*-===//
 //
-// Part of tilec. Used by tile-distribute.
+// Part of tilec. Used by the mma.sync matrix instruction's model.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TILEC_LIB_DIALECT_TILE_TRANSFORMS_MMAGEMM_H
-#define TILEC_LIB_DIALECT_TILE_TRANSFORMS_MMAGEMM_H
+#ifndef TILEC_LIB_TARGET_NVIDIA_MMASYNC_H
+#define TILEC_LIB_TARGET_NVIDIA_MMASYNC_H
 
 #include "tilec/Analysis/FragmentLayouts.h"
 #include "tilec/Dialect/Tile/IR/TileOps.h"
@@ -29,4 +29,4 @@ void emitMmaGemm(mlir::OpBuilder &b, GemmOp gemm, WarpPartition partition,
 
 } // namespace tilec::tile
 
-#endif // TILEC_LIB_DIALECT_TILE_TRANSFORMS_MMAGEMM_H
+#endif // TILEC_LIB_TARGET_NVIDIA_MMASYNC_H

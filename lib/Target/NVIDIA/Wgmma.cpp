@@ -1,4 +1,4 @@
-//===- WgmmaGemm.cpp - T.gemm on Hopper's warpgroup MMA -------------------===//
+//===- Wgmma.cpp - T.gemm on Hopper's warpgroup MMA -----------------------===//
 //
 // Part of tilec. Each warpgroup (4 consecutive warps) computes its part of
 // the accumulator as a grid of m64nN tiles; for every 32-byte step of K it
@@ -21,7 +21,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "WgmmaGemm.h"
+#include "Wgmma.h"
 #include "tilec/Dialect/Tile/Transforms/Utils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

@@ -1,11 +1,11 @@
-//===- MfmaGemm.h - T.gemm on AMD matrix cores (MFMA) -----------*- C++ -*-===//
+//===- Mfma.h - T.gemm on AMD matrix cores (MFMA) ---------------*- C++ -*-===//
 //
-// Part of tilec. Used by tile-infer-layouts and tile-distribute.
+// Part of tilec. Used by the MFMA matrix instruction's model.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TILEC_LIB_DIALECT_TILE_TRANSFORMS_MFMAGEMM_H
-#define TILEC_LIB_DIALECT_TILE_TRANSFORMS_MFMAGEMM_H
+#ifndef TILEC_LIB_TARGET_AMD_MFMA_H
+#define TILEC_LIB_TARGET_AMD_MFMA_H
 
 #include "tilec/Analysis/FragmentLayouts.h"
 #include "tilec/Analysis/LdsBanks.h"
@@ -49,4 +49,4 @@ void emitMfmaGemm(mlir::OpBuilder &b, GemmOp gemm, WarpPartition partition,
 
 } // namespace tilec::tile
 
-#endif // TILEC_LIB_DIALECT_TILE_TRANSFORMS_MFMAGEMM_H
+#endif // TILEC_LIB_TARGET_AMD_MFMA_H
