@@ -87,6 +87,22 @@ private:
   /// Reports a comprehension at the current `for` and skips past it.
   ExprPtr rejectComprehension(llvm::SMLoc loc);
 
+  /// Python stops at a few hundred levels too; this keeps the stack small.
+  static constexpr unsigned kMaxDepth = 100;
+
+  /// Counts one level of nesting while it lives; `exceeded` says whether
+  /// the level passes kMaxDepth.
+  class DepthGuard {
+  public:
+    DepthGuard(unsigned &depth, bool &exceeded) : depth(depth) {
+      exceeded = ++depth > kMaxDepth;
+    }
+    ~DepthGuard() { --depth; }
+
+  private:
+    unsigned &depth;
+  };
+
   TileSource &source;
   Lexer lexer;
   std::deque<Token> lookahead;
