@@ -8,7 +8,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "tilec/Analysis/FragmentLayouts.h"
-#include "tilec/Dialect/Tile/IR/TileOps.h"
 #include "tilec/Frontend/Sema.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -263,7 +262,6 @@ static Ref builtin(std::string name, BuiltinObject::Handler handler) {
 // Allocation
 //===----------------------------------------------------------------------===//
 
-template <typename AllocOp>
 static Ref allocate(Interpreter &interp, const CallArgs &call, StringRef name,
                     tile::MemoryScope scope) {
   std::optional<Args> args =
@@ -276,17 +274,12 @@ static Ref allocate(Interpreter &interp, const CallArgs &call, StringRef name,
       interp.getDType((*args)[1], args->loc(1), "the buffer's elements");
   if (!shape || !dtype)
     return Interpreter::poison();
-  mlir::MLIRContext *context = interp.getContext();
-  auto type = mlir::MemRefType::get(*shape, dtype->type,
-                                    mlir::MemRefLayoutAttrInterface(),
-                                    tile::MemoryScopeAttr::get(context, scope));
-  auto op = AllocOp::create(interp.getBuilder(), interp.getLoc(call.loc),
-                            mlir::TypeRange{type}, mlir::ValueRange{},
-                            llvm::ArrayRef<mlir::NamedAttribute>{});
-  if (!interp.verifyNewOp(op))
+  mlir::Value memref =
+      interp.getEmitter().emitAlloc(scope, *shape, dtype->type, call.loc);
+  if (!memref)
     return Interpreter::poison();
   auto buffer = std::make_shared<BufferObject>();
-  buffer->memref = op.getResult();
+  buffer->memref = memref;
   buffer->dtype = *dtype;
   for (int64_t extent : *shape)
     buffer->shape.push_back(Interpreter::integer(extent));
@@ -310,16 +303,12 @@ static Ref allocVar(Interpreter &interp, const CallArgs &call) {
       return value;
     init = interp.materialize(value, *dtype, args->loc(1));
   }
-  auto type =
-      mlir::MemRefType::get({}, dtype->type, mlir::MemRefLayoutAttrInterface(),
-                            tile::MemoryScopeAttr::get(
-                                interp.getContext(), tile::MemoryScope::Local));
-  auto op = tile::AllocVarOp::create(interp.getBuilder(),
-                                     interp.getLoc(call.loc), type, init);
-  if (!interp.verifyNewOp(op))
+  mlir::Value memref =
+      interp.getEmitter().emitAllocVar(dtype->type, init, call.loc);
+  if (!memref)
     return Interpreter::poison();
   auto buffer = std::make_shared<BufferObject>();
-  buffer->memref = op.getResult();
+  buffer->memref = memref;
   buffer->dtype = *dtype;
   buffer->scope = tile::MemoryScope::Local;
   buffer->isVar = true;
@@ -443,20 +432,16 @@ static Ref copy(Interpreter &interp, const CallArgs &call) {
         call.loc, "T.copy of a " + shapeString(srcExtents) + " region into a " +
                       shapeString(dstExtents) + " region: the shapes differ");
 
-  llvm::SmallVector<mlir::Value> srcDynamic, dstDynamic;
-  llvm::SmallVector<int64_t> srcStatic, dstStatic;
-  splitOffsets(interp, src->offsets, args->loc(0), srcDynamic, srcStatic);
-  splitOffsets(interp, dst->offsets, args->loc(1), dstDynamic, dstStatic);
-  mlir::OpBuilder &builder = interp.getBuilder();
-  auto op = tile::CopyOp::create(
-      builder, interp.getLoc(call.loc), src->buffer->memref, srcDynamic,
-      builder.getDenseI64ArrayAttr(srcStatic),
-      builder.getDenseI64ArrayAttr(srcExtents), dst->buffer->memref, dstDynamic,
-      builder.getDenseI64ArrayAttr(dstStatic),
-      builder.getDenseI64ArrayAttr(dstExtents), /*async=*/mlir::UnitAttr(),
-      /*bulk=*/mlir::UnitAttr(),
-      /*barrier=*/mlir::Value(), /*barrier_index=*/mlir::Value());
-  interp.verifyNewOp(op);
+  CopyRegion srcRegion, dstRegion;
+  srcRegion.memref = src->buffer->memref;
+  splitOffsets(interp, src->offsets, args->loc(0), srcRegion.dynamicOffsets,
+               srcRegion.staticOffsets);
+  srcRegion.extents = srcExtents;
+  dstRegion.memref = dst->buffer->memref;
+  splitOffsets(interp, dst->offsets, args->loc(1), dstRegion.dynamicOffsets,
+               dstRegion.staticOffsets);
+  dstRegion.extents = dstExtents;
+  interp.getEmitter().emitCopy(srcRegion, dstRegion, call.loc);
   return Interpreter::none();
 }
 
@@ -508,11 +493,8 @@ static Ref gemm(Interpreter &interp, const CallArgs &call) {
                                                 " is not supported yet (only " +
                                                 llvm::Twine(expected) + ")");
   }
-  mlir::OpBuilder &builder = interp.getBuilder();
-  auto op = tile::GemmOp::create(builder, interp.getLoc(call.loc), a->memref,
-                                 b->memref, c->memref, transposeA, transposeB,
-                                 policy, clearAccum);
-  interp.verifyNewOp(op);
+  interp.getEmitter().emitGemm(a->memref, b->memref, c->memref, transposeA,
+                               transposeB, policy, clearAccum, call.loc);
   return Interpreter::none();
 }
 
@@ -527,9 +509,7 @@ static Ref fill(Interpreter &interp, const CallArgs &call) {
     return Interpreter::poison();
   mlir::Value fillValue =
       interp.materialize(value, buffer->dtype, args->loc(1));
-  auto op = tile::FillOp::create(interp.getBuilder(), interp.getLoc(call.loc),
-                                 buffer->memref, fillValue);
-  interp.verifyNewOp(op);
+  interp.getEmitter().emitFill(buffer->memref, fillValue, call.loc);
   return Interpreter::none();
 }
 
@@ -552,9 +532,7 @@ static Ref assume(Interpreter &interp, const CallArgs &call) {
     return Interpreter::none();
   }
   mlir::Value condition = interp.materializeCondition(cond, args->loc(0));
-  auto op = tile::AssumeOp::create(interp.getBuilder(), interp.getLoc(call.loc),
-                                   condition);
-  interp.verifyNewOp(op);
+  interp.getEmitter().emitAssume(condition, call.loc);
   return Interpreter::none();
 }
 
@@ -565,9 +543,7 @@ static Ref clear(Interpreter &interp, const CallArgs &call) {
   auto buffer = bufferArg(interp, (*args)[0], args->loc(0), "the buffer");
   if (!buffer)
     return Interpreter::poison();
-  auto op = tile::ClearOp::create(interp.getBuilder(), interp.getLoc(call.loc),
-                                  buffer->memref);
-  interp.verifyNewOp(op);
+  interp.getEmitter().emitClear(buffer->memref, call.loc);
   return Interpreter::none();
 }
 
@@ -599,11 +575,8 @@ static BuiltinObject::Handler reduce(tile::ReduceKind kind, std::string name) {
       dim += rank;
     bool clearFirst =
         constBoolArg(interp, (*args)[3], args->loc(3), "clear").value_or(true);
-    mlir::OpBuilder &builder = interp.getBuilder();
-    auto op = tile::ReduceOp::create(
-        builder, interp.getLoc(call.loc), kind, src->memref, dst->memref,
-        builder.getI64IntegerAttr(dim), builder.getBoolAttr(clearFirst));
-    interp.verifyNewOp(op);
+    interp.getEmitter().emitReduce(kind, src->memref, dst->memref, dim,
+                                   clearFirst, call.loc);
     return Interpreter::none();
   };
 }
@@ -633,10 +606,8 @@ static Ref atomicAdd(Interpreter &interp, const CallArgs &call) {
   llvm::SmallVector<mlir::Value> indices;
   for (const Ref &offset : dst->offsets)
     indices.push_back(interp.materializeIndex(offset, args->loc(0)));
-  auto op =
-      tile::AtomicAddOp::create(interp.getBuilder(), interp.getLoc(call.loc),
-                                value, dst->buffer->memref, indices);
-  interp.verifyNewOp(op);
+  interp.getEmitter().emitAtomicAdd(value, dst->buffer->memref, indices,
+                                    call.loc);
   return Interpreter::none();
 }
 
@@ -858,10 +829,7 @@ static Ref useSwizzle(Interpreter &interp, const CallArgs &call) {
   }
   if (!constBoolArg(interp, (*args)[2], args->loc(2), "enable").value_or(true))
     return Interpreter::none();
-  auto op = tile::UseSwizzleOp::create(
-      interp.getBuilder(), interp.getLoc(call.loc),
-      interp.getBuilder().getI64IntegerAttr(*panel), order);
-  interp.verifyNewOp(op);
+  interp.getEmitter().emitUseSwizzle(*panel, order, call.loc);
   return Interpreter::none();
 }
 
@@ -886,10 +854,8 @@ static Ref annotateLayout(Interpreter &interp, const CallArgs &call) {
                                        getTypeName(*value));
       continue;
     }
-    auto op = tile::AnnotateLayoutOp::create(interp.getBuilder(),
-                                             interp.getLoc(call.loc),
-                                             buffer->memref, layout->layout);
-    interp.verifyNewOp(op);
+    interp.getEmitter().emitAnnotateLayout(buffer->memref, layout->layout,
+                                           call.loc);
   }
   return Interpreter::none();
 }
@@ -1471,18 +1437,15 @@ tilec::frontend::createLanguageModule(mlir::MLIRContext *context) {
   m["Kernel"] = builtin("T.Kernel", kernel);
   m["alloc_shared"] =
       builtin("T.alloc_shared", [](Interpreter &i, const CallArgs &c) {
-        return allocate<tile::AllocSharedOp>(i, c, "T.alloc_shared",
-                                             tile::MemoryScope::Shared);
+        return allocate(i, c, "T.alloc_shared", tile::MemoryScope::Shared);
       });
   m["alloc_fragment"] =
       builtin("T.alloc_fragment", [](Interpreter &i, const CallArgs &c) {
-        return allocate<tile::AllocFragmentOp>(i, c, "T.alloc_fragment",
-                                               tile::MemoryScope::Fragment);
+        return allocate(i, c, "T.alloc_fragment", tile::MemoryScope::Fragment);
       });
   m["alloc_local"] =
       builtin("T.alloc_local", [](Interpreter &i, const CallArgs &c) {
-        return allocate<tile::AllocLocalOp>(i, c, "T.alloc_local",
-                                            tile::MemoryScope::Local);
+        return allocate(i, c, "T.alloc_local", tile::MemoryScope::Local);
       });
   m["alloc_var"] = builtin("T.alloc_var", allocVar);
   m["copy"] = builtin("T.copy", copy);

@@ -6,12 +6,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "tilec/Frontend/Sema.h"
-#include "tilec/Dialect/Tile/IR/TileOps.h"
 #include "tilec/Frontend/Parser.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/IR/Verifier.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
@@ -102,8 +99,8 @@ struct Interpreter::KernelFunction {
 
 Interpreter::Interpreter(TileSource &source, mlir::ModuleOp module,
                          const ImportOptions &options)
-    : source(source), module(module), options(options),
-      builder(module.getContext()) {
+    : source(source), module(module), options(options), emitter(source, module),
+      builder(emitter.getBuilder()) {
   moduleScope = makeScope(nullptr);
   scope = moduleScope;
   tModule = createLanguageModule(getContext());
@@ -170,14 +167,6 @@ Ref Interpreter::error(SMLoc loc, const llvm::Twine &message) {
 
 void Interpreter::emitRemark(SMLoc loc, const llvm::Twine &message) {
   mlir::emitRemark(getLoc(loc)) << message;
-}
-
-bool Interpreter::verifyNewOp(mlir::Operation *op) {
-  if (mlir::succeeded(mlir::verify(op, /*verifyRecursively=*/false)))
-    return true;
-  source.addErrors(1);
-  op->erase();
-  return false;
 }
 
 bool Interpreter::requireKernel(SMLoc loc, StringRef what) {
@@ -450,9 +439,8 @@ Interpreter::Flow Interpreter::execIf(const IfStmt &stmt) {
     return Flow::Normal;
 
   mlir::Value condition = materializeCondition(cond, stmt.cond->getLoc());
-  auto ifOp =
-      mlir::scf::IfOp::create(builder, getLoc(stmt.getLoc()), condition,
-                              /*withElseRegion=*/!stmt.otherwise.empty());
+  mlir::scf::IfOp ifOp =
+      emitter.emitIf(condition, !stmt.otherwise.empty(), stmt.getLoc());
   mlir::OpBuilder::InsertionGuard guard(builder);
   builder.setInsertionPointToStart(&ifOp.getThenRegion().front());
   if (execRegion(stmt.then) == Flow::Return)
@@ -568,24 +556,18 @@ Interpreter::Flow Interpreter::execRuntimeLoop(const ForStmt &stmt,
     return Flow::Normal;
   }
 
-  mlir::Location loc = getLoc(stmt.getLoc());
+  SMLoc loc = stmt.getLoc();
   DType indexType = getIndexDType(getContext());
   mlir::Block *body = nullptr;
   switch (iter.loopKind) {
-  case IterableObject::LoopKind::Parallel: {
-    auto op = tile::ParallelOp::create(builder, loc, iter.extents);
-    body = &op.getBody().front();
+  case IterableObject::LoopKind::Parallel:
+    body = emitter.emitParallel(iter.extents, loc);
     break;
-  }
   case IterableObject::LoopKind::Pipelined: {
     mlir::Value lb = materializeIndex(iter.start, stmt.iter->getLoc());
     mlir::Value ub = materializeIndex(iter.stop, stmt.iter->getLoc());
-    auto op = tile::PipelinedOp::create(builder, loc, lb, ub, iter.numStages);
-    if (iter.order)
-      op.setOrder(*iter.order);
-    if (iter.stage)
-      op.setStage(*iter.stage);
-    body = &op.getBody().front();
+    body = emitter.emitPipelined(lb, ub, iter.numStages, iter.order, iter.stage,
+                                 loc);
     break;
   }
   case IterableObject::LoopKind::Serial:
@@ -594,11 +576,9 @@ Interpreter::Flow Interpreter::execRuntimeLoop(const ForStmt &stmt,
     mlir::Value ub = materializeIndex(iter.stop, stmt.iter->getLoc());
     mlir::Value step = materializeIndex(iter.step, stmt.iter->getLoc());
     if (iter.loopKind == IterableObject::LoopKind::Serial)
-      body =
-          &tile::SerialOp::create(builder, loc, lb, ub, step).getBody().front();
+      body = emitter.emitSerial(lb, ub, step, loc);
     else
-      body =
-          &tile::UnrollOp::create(builder, loc, lb, ub, step).getBody().front();
+      body = emitter.emitUnroll(lb, ub, step, loc);
     break;
   }
   }
@@ -690,9 +670,7 @@ Interpreter::Flow Interpreter::execWith(const WithStmt &stmt) {
   llvm::SmallVector<mlir::Value> grid;
   for (const Ref &extent : launch->grid)
     grid.push_back(materializeIndex(extent, launch->loc));
-  auto kernel = tile::KernelOp::create(builder, getLoc(stmt.getLoc()), grid,
-                                       launch->threads);
-  mlir::Block *body = &kernel.getBody().front();
+  mlir::Block *body = emitter.emitKernel(grid, launch->threads, stmt.getLoc());
   mlir::OpBuilder::InsertionGuard guard(builder);
   builder.setInsertionPointToStart(body);
   ++kernelDepth;
@@ -963,9 +941,7 @@ void Interpreter::assignName(const std::string &name, const Ref &value,
       buffer && buffer->name.empty()) {
     // The allocation's location carries the name, for later diagnostics.
     buffer->name = name;
-    if (mlir::Operation *alloc = buffer->memref.getDefiningOp())
-      alloc->setLoc(
-          mlir::NameLoc::get(builder.getStringAttr(name), alloc->getLoc()));
+    emitter.nameBuffer(buffer->memref, name);
   }
   scope->set(name, value, regionDepth, loc);
   expiredNames.erase(name);
@@ -1134,22 +1110,18 @@ bool Interpreter::buildKernelFunction(StringRef name,
                            ? dims[i]->dtype.type
                            : mlir::IndexType::get(context));
 
-  if (module.lookupSymbol(name)) {
-    emitError(loc) << "a kernel named '" << name << "' is already defined";
-    return false;
-  }
+  llvm::SmallVector<StringRef> argNames;
+  for (const KernelParam &param : params)
+    argNames.push_back(param.name);
+  for (const DynamicDimObject *dim : dims)
+    argNames.push_back(dim->name);
   // The caller restores the insertion point; this leaves it in the entry
   // block of the new function.
-  builder.setInsertionPointToEnd(module.getBody());
-  auto func = mlir::func::FuncOp::create(builder, getLoc(loc), name,
-                                         builder.getFunctionType(argTypes, {}));
-  llvm::SmallVector<mlir::Attribute> argNames;
-  for (const KernelParam &param : params)
-    argNames.push_back(builder.getStringAttr(param.name));
-  for (const DynamicDimObject *dim : dims)
-    argNames.push_back(builder.getStringAttr(dim->name));
-  func->setAttr("tile.arg_names", builder.getArrayAttr(argNames));
-  mlir::Block *entry = func.addEntryBlock();
+  mlir::func::FuncOp func =
+      emitter.emitKernelFunction(name, argTypes, argNames, loc);
+  if (!func)
+    return false;
+  mlir::Block *entry = &func.getBody().front();
   currentFunction->func = func;
 
   for (const KernelParam &param : params)
@@ -1183,10 +1155,9 @@ bool Interpreter::buildKernelFunction(StringRef name,
       }
     }
     if (dynamic)
-      func.setArgAttr(i, "tile.dims", builder.getDenseI64ArrayAttr(dimArgs));
+      emitter.setDynamicDims(func, i, dimArgs);
     kernelScope.set(param.name, buffer, regionDepth, param.loc);
   }
-  builder.setInsertionPointToStart(entry);
   return true;
 }
 
@@ -1245,7 +1216,7 @@ void Interpreter::emitPrimFunc(const FunctionObject &function, StringRef name,
     std::swap(scope, kernelScope);
     execBlock(def.body);
     std::swap(scope, kernelScope);
-    mlir::func::ReturnOp::create(builder, getLoc(loc));
+    emitter.emitReturn(loc);
   }
   currentFunction = nullptr;
 }
@@ -1362,7 +1333,7 @@ void Interpreter::emitEagerKernel(const FunctionObject &function, SMLoc loc) {
                    "block");
   if (kernel.func) {
     builder.setInsertionPointToEnd(&kernel.func.getBody().front());
-    mlir::func::ReturnOp::create(builder, getLoc(loc));
+    emitter.emitReturn(loc);
   }
   currentFunction = nullptr;
 }

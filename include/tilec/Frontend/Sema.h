@@ -13,6 +13,7 @@
 #define TILEC_FRONTEND_SEMA_H
 
 #include "tilec/Frontend/Source.h"
+#include "tilec/Frontend/TileEmitter.h"
 #include "tilec/Frontend/Values.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -81,6 +82,7 @@ public:
   TileSource &getSource() { return source; }
   mlir::MLIRContext *getContext() { return module.getContext(); }
   mlir::OpBuilder &getBuilder() { return builder; }
+  TileEmitter &getEmitter() { return emitter; }
   mlir::Location getLoc(llvm::SMLoc loc) { return source.getLoc(loc); }
 
   /// Reports an error and returns a poison value, which later uses accept
@@ -174,10 +176,6 @@ public:
   /// function being emitted.
   Ref resolveDynamicDim(const DynamicDimObject &dim, llvm::SMLoc loc);
 
-  /// Verifies an op a builtin just created, so that its diagnostics come
-  /// at once and at its source line; a failing op is erased.
-  bool verifyNewOp(mlir::Operation *op);
-
   /// Calls a function or builtin.
   Ref call(const Ref &callee, const CallArgs &args, llvm::SMLoc loc);
 
@@ -263,7 +261,9 @@ private:
   TileSource &source;
   mlir::ModuleOp module;
   const ImportOptions &options;
-  mlir::OpBuilder builder;
+  TileEmitter emitter;
+  /// The emitter's builder, where operators emit arithmetic.
+  mlir::OpBuilder &builder;
 
   /// A new scope, remembered so that the destructor can break the cycles
   /// closures make.

@@ -1,0 +1,235 @@
+//===- TileEmitter.cpp - Emission of tile IR for .tile kernels ------------===//
+//
+// Part of tilec.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec/Frontend/TileEmitter.h"
+#include "tilec/Dialect/Tile/IR/TileOps.h"
+
+#include "mlir/IR/Verifier.h"
+
+using namespace tilec;
+using namespace tilec::frontend;
+using llvm::SMLoc;
+using llvm::StringRef;
+
+TileEmitter::TileEmitter(TileSource &source, mlir::ModuleOp module)
+    : source(source), module(module), builder(module.getContext()) {}
+
+bool TileEmitter::verifyNewOp(mlir::Operation *op) {
+  if (mlir::succeeded(mlir::verify(op, /*verifyRecursively=*/false)))
+    return true;
+  source.addErrors(1);
+  op->erase();
+  return false;
+}
+
+//===----------------------------------------------------------------------===//
+// Kernel functions
+//===----------------------------------------------------------------------===//
+
+mlir::func::FuncOp
+TileEmitter::emitKernelFunction(StringRef name,
+                                llvm::ArrayRef<mlir::Type> argTypes,
+                                llvm::ArrayRef<StringRef> names, SMLoc loc) {
+  if (module.lookupSymbol(name)) {
+    source.emitError(loc) << "a kernel named '" << name
+                          << "' is already defined";
+    return nullptr;
+  }
+  builder.setInsertionPointToEnd(module.getBody());
+  auto func = mlir::func::FuncOp::create(builder, getLoc(loc), name,
+                                         builder.getFunctionType(argTypes, {}));
+  llvm::SmallVector<mlir::Attribute> argNames;
+  for (StringRef argName : names)
+    argNames.push_back(builder.getStringAttr(argName));
+  func->setAttr("tile.arg_names", builder.getArrayAttr(argNames));
+  builder.setInsertionPointToStart(func.addEntryBlock());
+  return func;
+}
+
+void TileEmitter::setDynamicDims(mlir::func::FuncOp func, unsigned arg,
+                                 llvm::ArrayRef<int64_t> dimArgs) {
+  func.setArgAttr(arg, "tile.dims", builder.getDenseI64ArrayAttr(dimArgs));
+}
+
+void TileEmitter::emitReturn(SMLoc loc) {
+  mlir::func::ReturnOp::create(builder, getLoc(loc));
+}
+
+//===----------------------------------------------------------------------===//
+// The kernel body's structure
+//===----------------------------------------------------------------------===//
+
+mlir::Block *TileEmitter::emitKernel(mlir::ValueRange grid,
+                                     llvm::ArrayRef<int64_t> threads,
+                                     SMLoc loc) {
+  auto kernel = tile::KernelOp::create(builder, getLoc(loc), grid, threads);
+  return &kernel.getBody().front();
+}
+
+mlir::Block *TileEmitter::emitParallel(llvm::ArrayRef<int64_t> extents,
+                                       SMLoc loc) {
+  auto op = tile::ParallelOp::create(builder, getLoc(loc), extents);
+  return &op.getBody().front();
+}
+
+mlir::Block *TileEmitter::emitPipelined(
+    mlir::Value lowerBound, mlir::Value upperBound, int64_t numStages,
+    const std::optional<std::vector<int64_t>> &order,
+    const std::optional<std::vector<int64_t>> &stage, SMLoc loc) {
+  auto op = tile::PipelinedOp::create(builder, getLoc(loc), lowerBound,
+                                      upperBound, numStages);
+  if (order)
+    op.setOrder(*order);
+  if (stage)
+    op.setStage(*stage);
+  return &op.getBody().front();
+}
+
+mlir::Block *TileEmitter::emitSerial(mlir::Value lowerBound,
+                                     mlir::Value upperBound, mlir::Value step,
+                                     SMLoc loc) {
+  return &tile::SerialOp::create(builder, getLoc(loc), lowerBound, upperBound,
+                                 step)
+              .getBody()
+              .front();
+}
+
+mlir::Block *TileEmitter::emitUnroll(mlir::Value lowerBound,
+                                     mlir::Value upperBound, mlir::Value step,
+                                     SMLoc loc) {
+  return &tile::UnrollOp::create(builder, getLoc(loc), lowerBound, upperBound,
+                                 step)
+              .getBody()
+              .front();
+}
+
+mlir::scf::IfOp TileEmitter::emitIf(mlir::Value condition, bool withElse,
+                                    SMLoc loc) {
+  return mlir::scf::IfOp::create(builder, getLoc(loc), condition,
+                                 /*withElseRegion=*/withElse);
+}
+
+//===----------------------------------------------------------------------===//
+// Buffers and tile primitives
+//===----------------------------------------------------------------------===//
+
+template <typename AllocOp>
+static mlir::Operation *createAlloc(mlir::OpBuilder &builder,
+                                    mlir::Location loc, mlir::MemRefType type) {
+  return AllocOp::create(builder, loc, mlir::TypeRange{type},
+                         mlir::ValueRange{},
+                         llvm::ArrayRef<mlir::NamedAttribute>{});
+}
+
+mlir::Value TileEmitter::emitAlloc(tile::MemoryScope scope,
+                                   llvm::ArrayRef<int64_t> shape,
+                                   mlir::Type elementType, SMLoc at) {
+  auto type = mlir::MemRefType::get(
+      shape, elementType, mlir::MemRefLayoutAttrInterface(),
+      tile::MemoryScopeAttr::get(getContext(), scope));
+  mlir::Location loc = getLoc(at);
+  mlir::Operation *op = nullptr;
+  switch (scope) {
+  case tile::MemoryScope::Shared:
+    op = createAlloc<tile::AllocSharedOp>(builder, loc, type);
+    break;
+  case tile::MemoryScope::Fragment:
+    op = createAlloc<tile::AllocFragmentOp>(builder, loc, type);
+    break;
+  case tile::MemoryScope::Local:
+    op = createAlloc<tile::AllocLocalOp>(builder, loc, type);
+    break;
+  case tile::MemoryScope::Global:
+    llvm_unreachable("global buffers are kernel parameters");
+  }
+  if (!verifyNewOp(op))
+    return nullptr;
+  return op->getResult(0);
+}
+
+mlir::Value TileEmitter::emitAllocVar(mlir::Type elementType, mlir::Value init,
+                                      SMLoc loc) {
+  auto type = mlir::MemRefType::get(
+      {}, elementType, mlir::MemRefLayoutAttrInterface(),
+      tile::MemoryScopeAttr::get(getContext(), tile::MemoryScope::Local));
+  auto op = tile::AllocVarOp::create(builder, getLoc(loc), type, init);
+  if (!verifyNewOp(op))
+    return nullptr;
+  return op.getResult();
+}
+
+void TileEmitter::nameBuffer(mlir::Value memref, StringRef name) {
+  if (mlir::Operation *alloc = memref.getDefiningOp())
+    alloc->setLoc(
+        mlir::NameLoc::get(builder.getStringAttr(name), alloc->getLoc()));
+}
+
+void TileEmitter::emitCopy(const CopyRegion &src, const CopyRegion &dst,
+                           SMLoc loc) {
+  auto op = tile::CopyOp::create(
+      builder, getLoc(loc), src.memref, src.dynamicOffsets,
+      builder.getDenseI64ArrayAttr(src.staticOffsets),
+      builder.getDenseI64ArrayAttr(src.extents), dst.memref, dst.dynamicOffsets,
+      builder.getDenseI64ArrayAttr(dst.staticOffsets),
+      builder.getDenseI64ArrayAttr(dst.extents), /*async=*/mlir::UnitAttr(),
+      /*bulk=*/mlir::UnitAttr(),
+      /*barrier=*/mlir::Value(), /*barrier_index=*/mlir::Value());
+  verifyNewOp(op);
+}
+
+void TileEmitter::emitGemm(mlir::Value a, mlir::Value b, mlir::Value c,
+                           bool transposeA, bool transposeB,
+                           tile::GemmWarpPolicy policy, bool clearAccum,
+                           SMLoc loc) {
+  auto op = tile::GemmOp::create(builder, getLoc(loc), a, b, c, transposeA,
+                                 transposeB, policy, clearAccum);
+  verifyNewOp(op);
+}
+
+void TileEmitter::emitFill(mlir::Value buffer, mlir::Value value, SMLoc loc) {
+  auto op = tile::FillOp::create(builder, getLoc(loc), buffer, value);
+  verifyNewOp(op);
+}
+
+void TileEmitter::emitClear(mlir::Value buffer, SMLoc loc) {
+  auto op = tile::ClearOp::create(builder, getLoc(loc), buffer);
+  verifyNewOp(op);
+}
+
+void TileEmitter::emitReduce(tile::ReduceKind kind, mlir::Value src,
+                             mlir::Value dst, int64_t dim, bool clear,
+                             SMLoc loc) {
+  auto op = tile::ReduceOp::create(builder, getLoc(loc), kind, src, dst,
+                                   builder.getI64IntegerAttr(dim),
+                                   builder.getBoolAttr(clear));
+  verifyNewOp(op);
+}
+
+void TileEmitter::emitAtomicAdd(mlir::Value value, mlir::Value dst,
+                                mlir::ValueRange indices, SMLoc loc) {
+  auto op =
+      tile::AtomicAddOp::create(builder, getLoc(loc), value, dst, indices);
+  verifyNewOp(op);
+}
+
+void TileEmitter::emitAssume(mlir::Value condition, SMLoc loc) {
+  auto op = tile::AssumeOp::create(builder, getLoc(loc), condition);
+  verifyNewOp(op);
+}
+
+void TileEmitter::emitUseSwizzle(int64_t panelSize, tile::RasterOrder order,
+                                 SMLoc loc) {
+  auto op = tile::UseSwizzleOp::create(
+      builder, getLoc(loc), builder.getI64IntegerAttr(panelSize), order);
+  verifyNewOp(op);
+}
+
+void TileEmitter::emitAnnotateLayout(mlir::Value buffer, mlir::Attribute layout,
+                                     SMLoc loc) {
+  auto op =
+      tile::AnnotateLayoutOp::create(builder, getLoc(loc), buffer, layout);
+  verifyNewOp(op);
+}
