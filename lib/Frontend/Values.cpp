@@ -1,6 +1,7 @@
 //===- Values.cpp - Values of the .tile evaluator -------------------------===//
 //
-// Part of tilec. Data types and the printing of values in messages.
+// Part of tilec. Data types, the making and inspecting of values, linear
+// forms, and the printing of values in messages.
 //
 //===----------------------------------------------------------------------===//
 
@@ -8,7 +9,9 @@
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/MLIRContext.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace tilec::frontend;
@@ -263,4 +266,156 @@ std::string tilec::frontend::repr(const Object &object) {
     break;
   }
   return text;
+}
+
+//===----------------------------------------------------------------------===//
+// Compile-time values
+//===----------------------------------------------------------------------===//
+
+Ref tilec::frontend::none() {
+  static const Ref value = std::make_shared<NoneObject>();
+  return value;
+}
+
+Ref tilec::frontend::boolean(bool value) {
+  static const Ref t = std::make_shared<BoolObject>(true);
+  static const Ref f = std::make_shared<BoolObject>(false);
+  return value ? t : f;
+}
+
+Ref tilec::frontend::integer(int64_t value) {
+  return std::make_shared<IntObject>(value);
+}
+
+Ref tilec::frontend::floating(double value) {
+  return std::make_shared<FloatObject>(value);
+}
+
+Ref tilec::frontend::string(std::string value) {
+  return std::make_shared<StrObject>(std::move(value));
+}
+
+Ref tilec::frontend::tuple(std::vector<Ref> elements, bool isList) {
+  return std::make_shared<TupleObject>(std::move(elements), isList);
+}
+
+Ref tilec::frontend::poison() {
+  static const Ref value = std::make_shared<PoisonObject>();
+  return value;
+}
+
+std::optional<int64_t> tilec::frontend::getConstInt(const Ref &value) {
+  if (auto *i = llvm::dyn_cast<IntObject>(value.get()))
+    return i->value;
+  if (auto *b = llvm::dyn_cast<BoolObject>(value.get()))
+    return b->value ? 1 : 0;
+  return std::nullopt;
+}
+
+std::optional<double> tilec::frontend::getConstNumber(const Ref &value) {
+  if (auto *f = llvm::dyn_cast<FloatObject>(value.get()))
+    return f->value;
+  if (std::optional<int64_t> i = getConstInt(value))
+    return static_cast<double>(*i);
+  return std::nullopt;
+}
+
+bool tilec::frontend::isConstNumber(const Ref &value) {
+  return llvm::isa<IntObject, FloatObject, BoolObject>(*value);
+}
+
+bool tilec::frontend::isNumber(const Ref &value) {
+  return isConstNumber(value) || llvm::isa<ScalarObject>(*value);
+}
+
+std::vector<Ref> tilec::frontend::asSequence(const Ref &value) {
+  if (auto *sequence = llvm::dyn_cast<TupleObject>(value.get()))
+    return sequence->elements;
+  return {value};
+}
+
+std::optional<bool> tilec::frontend::constEquals(const Ref &a, const Ref &b) {
+  if (isConstNumber(a) && isConstNumber(b))
+    return *getConstNumber(a) == *getConstNumber(b);
+  if (a->getKind() != b->getKind())
+    return false;
+  switch (a->getKind()) {
+  case Object::Kind::None:
+    return true;
+  case Object::Kind::Str:
+    return llvm::cast<StrObject>(*a).value == llvm::cast<StrObject>(*b).value;
+  case Object::Kind::DType:
+    return llvm::cast<DTypeObject>(*a).dtype ==
+           llvm::cast<DTypeObject>(*b).dtype;
+  case Object::Kind::Enum:
+    return llvm::cast<EnumObject>(*a).enumName ==
+               llvm::cast<EnumObject>(*b).enumName &&
+           llvm::cast<EnumObject>(*a).value == llvm::cast<EnumObject>(*b).value;
+  case Object::Kind::Tuple: {
+    const auto &x = llvm::cast<TupleObject>(*a);
+    const auto &y = llvm::cast<TupleObject>(*b);
+    if (x.isList != y.isList || x.elements.size() != y.elements.size())
+      return false;
+    for (auto [e, f] : llvm::zip(x.elements, y.elements)) {
+      std::optional<bool> equal = constEquals(e, f);
+      if (!equal || !*equal)
+        return equal;
+    }
+    return true;
+  }
+  case Object::Kind::Scalar:
+  case Object::Kind::Access:
+    return std::nullopt;
+  default:
+    return a == b;
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Linear forms
+//===----------------------------------------------------------------------===//
+
+std::optional<LinearForm> tilec::frontend::linearOf(const Ref &value) {
+  if (std::optional<int64_t> i = getConstInt(value)) {
+    LinearForm form;
+    form.constant = *i;
+    return form;
+  }
+  auto *scalar = llvm::dyn_cast<ScalarObject>(value.get());
+  if (!scalar || !scalar->dtype.isInteger())
+    return std::nullopt;
+  if (scalar->linear)
+    return scalar->linear;
+  LinearForm form;
+  form.terms.push_back({scalar->value, 1});
+  return form;
+}
+
+std::optional<LinearForm> tilec::frontend::addScaledLinear(const LinearForm &a,
+                                                           const LinearForm &b,
+                                                           int64_t scale) {
+  LinearForm result = a;
+  int64_t product;
+  if (llvm::MulOverflow(b.constant, scale, product) ||
+      llvm::AddOverflow(result.constant, product, result.constant))
+    return std::nullopt;
+  for (const auto &[value, coefficient] : b.terms) {
+    if (llvm::MulOverflow(coefficient, scale, product))
+      return std::nullopt;
+    mlir::Value termValue = value;
+    auto it = llvm::find_if(
+        result.terms, [&](auto &term) { return term.first == termValue; });
+    if (it == result.terms.end()) {
+      result.terms.push_back({value, product});
+    } else if (llvm::AddOverflow(it->second, product, it->second)) {
+      return std::nullopt;
+    }
+  }
+  llvm::erase_if(result.terms, [](auto &term) { return term.second == 0; });
+  return result;
+}
+
+std::optional<LinearForm> tilec::frontend::scaleLinear(const LinearForm &form,
+                                                       int64_t scale) {
+  return addScaledLinear(LinearForm(), form, scale);
 }

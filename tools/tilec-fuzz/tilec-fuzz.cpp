@@ -14,7 +14,7 @@
 
 #include "tilec/Driver/Compiler.h"
 #include "tilec/Driver/InternalErrors.h"
-#include "tilec/Frontend/MLIRGen.h"
+#include "tilec/Frontend/Import.h"
 #include "tilec/Frontend/Source.h"
 #include "tilec/InitTilec.h"
 #include "tilec/Target/HeaderGen.h"

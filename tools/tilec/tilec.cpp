@@ -13,7 +13,7 @@
 #include "tilec/Driver/InternalErrors.h"
 #include "tilec/Driver/SourceDiagnostics.h"
 #include "tilec/Driver/Temporaries.h"
-#include "tilec/Frontend/MLIRGen.h"
+#include "tilec/Frontend/Import.h"
 #include "tilec/Frontend/Source.h"
 #include "tilec/InitTilec.h"
 #include "tilec/Target/HeaderGen.h"

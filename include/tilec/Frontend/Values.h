@@ -172,7 +172,7 @@ struct FunctionObject : ObjectBase<Object::Kind::Function> {
   bool isMacro = false;
 };
 
-class Interpreter;
+class Evaluator;
 
 /// A call site as builtins see it.
 struct CallArgs {
@@ -185,7 +185,7 @@ struct CallArgs {
 
 /// A function implemented by the compiler: T.copy, range, len...
 struct BuiltinObject : ObjectBase<Object::Kind::Builtin> {
-  using Handler = std::function<Ref(Interpreter &, const CallArgs &)>;
+  using Handler = std::function<Ref(Evaluator &, const CallArgs &)>;
   BuiltinObject(std::string name, Handler handler)
       : name(std::move(name)), handler(std::move(handler)) {}
   std::string name;
@@ -305,6 +305,50 @@ struct PendingTensorObject : ObjectBase<Object::Kind::PendingTensor> {
 
 /// The result of an expression that failed: using it reports nothing more.
 struct PoisonObject : ObjectBase<Object::Kind::Poison> {};
+
+//===----------------------------------------------------------------------===//
+// Making and inspecting values
+//===----------------------------------------------------------------------===//
+
+// Compile-time values. None, the booleans and poison are one object each.
+Ref none();
+Ref boolean(bool value);
+Ref integer(int64_t value);
+Ref floating(double value);
+Ref string(std::string value);
+Ref tuple(std::vector<Ref> elements, bool isList = false);
+Ref poison();
+inline bool isPoison(const Ref &value) {
+  return llvm::isa<PoisonObject>(*value);
+}
+
+/// The value of a compile-time int (bools count), if `value` is one.
+std::optional<int64_t> getConstInt(const Ref &value);
+/// The value of a compile-time number, if `value` is one.
+std::optional<double> getConstNumber(const Ref &value);
+/// Whether `value` is a compile-time int, float or bool.
+bool isConstNumber(const Ref &value);
+/// Whether `value` is a number, known at compile time or at run time.
+bool isNumber(const Ref &value);
+/// The elements of a tuple or list, or of a single value as a 1-tuple.
+std::vector<Ref> asSequence(const Ref &value);
+/// Python equality of compile-time values; std::nullopt when a run-time
+/// value decides it.
+std::optional<bool> constEquals(const Ref &a, const Ref &b);
+
+/// The linear form of an integer value (std::nullopt for other values): a
+/// constant, the form a run-time value carries, or the value as its only
+/// term.
+std::optional<LinearForm> linearOf(const Ref &value);
+/// a + scale * b, or std::nullopt on overflow.
+std::optional<LinearForm> addScaledLinear(const LinearForm &a,
+                                          const LinearForm &b, int64_t scale);
+/// scale * form, or std::nullopt on overflow.
+std::optional<LinearForm> scaleLinear(const LinearForm &form, int64_t scale);
+
+//===----------------------------------------------------------------------===//
+// Messages
+//===----------------------------------------------------------------------===//
 
 /// How a message names the type of a value: `int`, `tuple`, `buffer`.
 llvm::StringRef getTypeName(const Object &object);

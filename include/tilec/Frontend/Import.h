@@ -1,4 +1,4 @@
-//===- MLIRGen.h - .tile files to the tile dialect --------------*- C++ -*-===//
+//===- Import.h - .tile files to the tile dialect ---------------*- C++ -*-===//
 //
 // Part of tilec. The front end's entry points: parse a .tile buffer, run it
 // at compile time, and return a verified module with one func.func per
@@ -6,11 +6,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TILEC_FRONTEND_MLIRGEN_H
-#define TILEC_FRONTEND_MLIRGEN_H
+#ifndef TILEC_FRONTEND_IMPORT_H
+#define TILEC_FRONTEND_IMPORT_H
 
 #include "tilec/Frontend/AST.h"
-#include "tilec/Frontend/Sema.h"
+#include "tilec/Frontend/Evaluator.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
@@ -31,4 +31,4 @@ mlir::OwningOpRef<mlir::ModuleOp> importTileFile(llvm::SourceMgr &sourceMgr,
 
 } // namespace tilec::frontend
 
-#endif // TILEC_FRONTEND_MLIRGEN_H
+#endif // TILEC_FRONTEND_IMPORT_H

@@ -1,16 +1,17 @@
-//===- Sema.h - Compile-time evaluation of .tile files ----------*- C++ -*-===//
+//===- Evaluator.h - Compile-time evaluation of .tile files -----*- C++ -*-===//
 //
-// Part of tilec. The interpreter that runs a parsed .tile file at compile
-// time. Module code, kernel factories and compile-time parameters are
-// evaluated like Python; kernel bodies are evaluated too, but operations on
-// run-time values (block indices, loaded elements) emit tile-dialect IR
-// instead of computing, and the tile primitives (T.copy, T.gemm...) emit
-// their ops. The result is one func.func per kernel.
+// Part of tilec. Runs a parsed .tile file at compile time. Module code,
+// kernel factories and compile-time parameters are evaluated like Python;
+// kernel bodies are evaluated too, but operations on run-time values (block
+// indices, loaded elements) emit IR instead of computing. The builtins it
+// is given (Builtins.h) check their arguments through it, and the tile IR
+// of kernels is built by its TileEmitter. The result is one func.func per
+// kernel.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TILEC_FRONTEND_SEMA_H
-#define TILEC_FRONTEND_SEMA_H
+#ifndef TILEC_FRONTEND_EVALUATOR_H
+#define TILEC_FRONTEND_EVALUATOR_H
 
 #include "tilec/Frontend/Source.h"
 #include "tilec/Frontend/TileEmitter.h"
@@ -32,6 +33,17 @@ struct ImportOptions {
   std::string kernel;
 };
 
+/// The modules .tile code reaches without defining them, made by the
+/// builtins (createBuiltinNamespaces).
+struct Namespaces {
+  /// `T`, i.e. tilelang.language; -D values may use it too.
+  std::shared_ptr<ModuleObject> language;
+  /// Python's builtins (range, len, min...), visible everywhere.
+  std::shared_ptr<ModuleObject> python;
+  /// Makes the `tilelang` package, anew for each import statement.
+  std::function<std::shared_ptr<ModuleObject>()> makeTilelang;
+};
+
 /// Names bound in a module or a function call.
 class Scope {
 public:
@@ -41,7 +53,7 @@ public:
   struct Binding {
     Ref value;
     /// How many run-time regions (kernel, loops, run-time ifs) enclosed the
-    /// assignment; see Interpreter::assignName.
+    /// assignment; see Evaluator::assignName.
     unsigned regionDepth = 0;
     llvm::SMLoc loc;
   };
@@ -65,11 +77,11 @@ private:
   std::shared_ptr<Scope> parent;
 };
 
-class Interpreter {
+class Evaluator {
 public:
-  Interpreter(TileSource &source, mlir::ModuleOp module,
-              const ImportOptions &options);
-  ~Interpreter();
+  Evaluator(TileSource &source, mlir::ModuleOp module,
+            const ImportOptions &options, Namespaces namespaces);
+  ~Evaluator();
 
   /// Runs the module and emits its kernels. Fails if any error was
   /// reported.
@@ -100,30 +112,12 @@ public:
   /// Fails with a message naming `what` unless inside a T.Kernel block.
   bool requireKernel(llvm::SMLoc loc, llvm::StringRef what);
 
-  // Constructors of compile-time values.
-  static Ref none();
-  static Ref boolean(bool value);
-  static Ref integer(int64_t value);
-  static Ref floating(double value);
-  static Ref string(std::string value);
-  static Ref tuple(std::vector<Ref> elements, bool isList = false);
   /// Returns `value`, or poison after reporting at `loc` that it nests
   /// tuples, lists or dicts deeper than the evaluator allows.
   Ref checkNesting(Ref value, llvm::SMLoc loc);
-  static Ref poison();
-  static bool isPoison(const Ref &value) {
-    return llvm::isa<PoisonObject>(*value);
-  }
-
-  /// The value of a compile-time int (bools count), if `value` is one.
-  static std::optional<int64_t> getConstInt(const Ref &value);
-  /// The value of a compile-time number, if `value` is one.
-  static std::optional<double> getConstNumber(const Ref &value);
   /// A dtype given as a dtype object or a string such as "float16".
   std::optional<DType> getDType(const Ref &value, llvm::SMLoc loc,
                                 llvm::StringRef what);
-  /// The elements of a tuple or list, or of a single value as a 1-tuple.
-  static std::vector<Ref> asSequence(const Ref &value);
 
   /// Turns an element access into the loaded value; other values are
   /// returned as they are.
@@ -193,11 +187,9 @@ public:
                              llvm::ArrayRef<std::string> candidates);
 
 private:
-  friend class StatementRunner;
-
   enum class Flow { Normal, Return };
 
-  // Statements.
+  // Statements (EvalStmt.cpp).
   Flow execBlock(const Block &block);
   Flow execStmt(const Stmt &stmt);
   void execAssign(const AssignStmt &stmt);
@@ -220,7 +212,7 @@ private:
   void assign(const Expr &target, const Ref &value, llvm::SMLoc loc);
   void assignName(const std::string &name, const Ref &value, llvm::SMLoc loc);
 
-  // Expressions.
+  // Expressions (EvalExpr.cpp).
   Ref eval(const Expr &expr);
   Ref evalName(const NameExpr &expr);
   Ref evalAttribute(const AttributeExpr &expr);
@@ -229,10 +221,12 @@ private:
   Ref evalBoolOp(const BoolOpExpr &expr);
   Ref evalCompare(const CompareExpr &expr);
   Ref getAttribute(const Ref &value, llvm::StringRef attr, llvm::SMLoc loc);
+
+  // Operators (EvalOperators.cpp).
   Ref unsupportedOperands(BinaryOp op, const Ref &lhs, const Ref &rhs,
                           llvm::SMLoc loc);
 
-  // Functions and kernels.
+  // Function calls (EvalExpr.cpp).
   /// Calls a user function. `fallback` supplies values for parameters the
   /// call leaves out, before their defaults (the -D values of a factory).
   Ref callFunction(
@@ -244,17 +238,43 @@ private:
   bindParameters(const FunctionObject &function, const CallArgs &args,
                  Scope &scope, llvm::SMLoc loc,
                  llvm::function_ref<Ref(const Parameter &)> fallback = nullptr);
+
+  // Kernels (EvalKernels.cpp).
+  struct KernelParam {
+    std::string name;
+    llvm::SMLoc loc;
+    std::shared_ptr<const TensorSpecObject> tensor;
+    std::optional<DType> scalar;
+    /// The object the name is bound to until the function exists (eager
+    /// kernels), so it can be rebound to the parameter.
+    Ref placeholder;
+  };
+  /// A kernel function being emitted.
+  struct KernelFunction {
+    std::string name;
+    mlir::func::FuncOp func;
+    llvm::DenseMap<const DynamicDimObject *, mlir::Value> dims;
+    /// Eager kernels build their function at the first T.Kernel.
+    bool eager = false;
+    bool built = false;
+    const FunctionObject *function = nullptr;
+    std::shared_ptr<Scope> scope;
+    llvm::StringMap<std::shared_ptr<const TensorSpecObject>> annotations;
+    std::vector<KernelParam> outputs;
+    llvm::SmallVector<llvm::StringRef> constNames;
+    /// Where the function's T.Kernel block is, once there is one.
+    llvm::SMLoc kernelLoc;
+  };
   void instantiateKernels(const Module &ast);
   void emitPrimFunc(const FunctionObject &function, llvm::StringRef name,
                     llvm::SMLoc loc);
   void emitEagerKernel(const FunctionObject &function, llvm::SMLoc loc);
   Ref instantiateFactory(const FunctionObject &function, llvm::SMLoc loc);
-  struct KernelParam;
   bool buildKernelFunction(llvm::StringRef name,
                            std::vector<KernelParam> &params, Scope &scope,
                            llvm::SMLoc loc);
 
-  // -D values.
+  // -D values (Evaluator.cpp).
   void parseDefines();
   Ref takeDefine(llvm::StringRef name);
 
@@ -272,8 +292,7 @@ private:
 
   std::shared_ptr<Scope> moduleScope;
   std::shared_ptr<Scope> scope;
-  std::shared_ptr<ModuleObject> tModule;
-  std::shared_ptr<ModuleObject> builtinsModule;
+  Namespaces namespaces;
 
   /// Top-level defs in order, with the function objects they made.
   std::vector<
@@ -289,7 +308,6 @@ private:
   llvm::MapVector<llvm::StringRef, Define> defines;
 
   /// The kernel function being emitted.
-  struct KernelFunction;
   KernelFunction *currentFunction = nullptr;
   /// Nesting of T.Kernel blocks (0 or 1) and of run-time regions.
   unsigned kernelDepth = 0;
@@ -302,21 +320,6 @@ private:
   Ref returnValue;
 };
 
-/// Registers the `T` namespace (tilelang.language).
-std::shared_ptr<ModuleObject> createLanguageModule(mlir::MLIRContext *context);
-/// Registers the Python builtins .tile supports (range, len, min, ...).
-std::shared_ptr<ModuleObject> createPythonBuiltins();
-/// The `tilelang` package with its submodules.
-std::shared_ptr<ModuleObject>
-createTilelangModule(std::shared_ptr<ModuleObject> language);
-
-/// Binds the arguments of a builtin call to its parameter names. Missing
-/// optional arguments are null. Reports errors naming `function`.
-bool bindBuiltinArgs(Interpreter &interp, const CallArgs &call,
-                     llvm::StringRef function,
-                     llvm::ArrayRef<llvm::StringRef> names, size_t numRequired,
-                     std::vector<Ref> &values, std::vector<llvm::SMLoc> &locs);
-
 } // namespace tilec::frontend
 
-#endif // TILEC_FRONTEND_SEMA_H
+#endif // TILEC_FRONTEND_EVALUATOR_H

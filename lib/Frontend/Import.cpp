@@ -1,15 +1,19 @@
-//===- MLIRGen.cpp - .tile files to the tile dialect ----------------------===//
+//===- Import.cpp - .tile files to the tile dialect -----------------------===//
 //
-// Part of tilec.
+// Part of tilec. Puts the front end together: the parser, the evaluator
+// with the builtins' namespaces, and the verifier of the result.
 //
 //===----------------------------------------------------------------------===//
 
-#include "tilec/Frontend/MLIRGen.h"
+#include "tilec/Frontend/Import.h"
 #include "tilec/Dialect/Tile/IR/TileDialect.h"
+#include "tilec/Frontend/Builtins.h"
 #include "tilec/Frontend/Parser.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Verifier.h"
 
@@ -41,8 +45,9 @@ tilec::frontend::importTileFile(llvm::SourceMgr &sourceMgr,
 
   mlir::OwningOpRef<mlir::ModuleOp> module = mlir::ModuleOp::create(
       source.getLoc(llvm::SMLoc::getFromPointer(source.getBuffer().begin())));
-  Interpreter interpreter(source, *module, options);
-  if (mlir::failed(interpreter.run(*ast)))
+  Evaluator evaluator(source, *module, options,
+                      createBuiltinNamespaces(context));
+  if (mlir::failed(evaluator.run(*ast)))
     return nullptr;
   if (mlir::failed(mlir::verify(*module)))
     return nullptr;

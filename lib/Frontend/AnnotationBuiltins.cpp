@@ -1,0 +1,134 @@
+//===- AnnotationBuiltins.cpp - Hints to the compiler in .tile ------------===//
+//
+// Part of tilec. T.assume states facts the verifiers may use, T.use_swizzle
+// orders the blocks of the grid, and T.annotate_layout fixes the layout of a
+// buffer, such as tilelang.layout's make_swizzled_layout.
+//
+//===----------------------------------------------------------------------===//
+
+#include "BuiltinsInternal.h"
+#include "tilec/Analysis/FragmentLayouts.h"
+
+using namespace tilec;
+using namespace tilec::frontend;
+
+static Ref assume(Evaluator &eval, const CallArgs &call) {
+  std::optional<Args> args = bindArgs(eval, call, "T.assume", {"cond"}, 1);
+  if (!args || !eval.requireKernel(call.loc, "T.assume"))
+    return poison();
+  Ref cond = (*args)[0];
+  if (isPoison(cond))
+    return poison();
+  if (!llvm::isa<BoolObject, IntObject, ScalarObject>(*cond))
+    return eval.error(args->loc(0), "T.assume takes a condition, not a " +
+                                        getTypeName(*cond));
+  std::optional<bool> known = eval.truth(cond, args->loc(0));
+  if (known) {
+    if (!*known)
+      return eval.error(args->loc(0),
+                        "T.assume of a condition that is false at compile "
+                        "time");
+    return none();
+  }
+  mlir::Value condition = eval.materializeCondition(cond, args->loc(0));
+  eval.getEmitter().emitAssume(condition, call.loc);
+  return none();
+}
+
+static Ref useSwizzle(Evaluator &eval, const CallArgs &call) {
+  std::optional<Args> args = bindArgs(eval, call, "T.use_swizzle",
+                                      {"panel_size", "order", "enable"}, 1);
+  if (!args || !eval.requireKernel(call.loc, "T.use_swizzle"))
+    return poison();
+  std::optional<int64_t> panel =
+      constIntArg(eval, (*args)[0], args->loc(0), "panel_size");
+  if (!panel)
+    return poison();
+  if (*panel <= 0)
+    return eval.error(args->loc(0), "panel_size must be positive");
+  tile::RasterOrder order = tile::RasterOrder::Row;
+  if (args->has(1)) {
+    auto *str = llvm::dyn_cast<StrObject>((*args)[1].get());
+    if (!str ||
+        (str->value != "row" && str->value != "col" && str->value != "column"))
+      return eval.error(args->loc(1), "order must be \"row\" or \"col\"");
+    order =
+        str->value == "row" ? tile::RasterOrder::Row : tile::RasterOrder::Col;
+  }
+  if (!constBoolArg(eval, (*args)[2], args->loc(2), "enable").value_or(true))
+    return none();
+  eval.getEmitter().emitUseSwizzle(*panel, order, call.loc);
+  return none();
+}
+
+static Ref annotateLayout(Evaluator &eval, const CallArgs &call) {
+  std::optional<Args> args =
+      bindArgs(eval, call, "T.annotate_layout", {"layout_map"}, 1);
+  if (!args || !eval.requireKernel(call.loc, "T.annotate_layout"))
+    return poison();
+  auto *dict = llvm::dyn_cast<DictObject>((*args)[0].get());
+  if (!dict)
+    return eval.error(args->loc(0), "T.annotate_layout takes a dict from "
+                                    "buffers to layouts");
+  for (const auto &[key, value] : dict->entries) {
+    auto buffer = bufferArg(eval, key, args->loc(0), "a layout key");
+    if (!buffer)
+      continue;
+    auto *layout = llvm::dyn_cast<LayoutObject>(value.get());
+    if (!layout) {
+      if (!isPoison(value))
+        eval.error(args->loc(0), "the layout of '" + buffer->name +
+                                     "' must be a layout, got a " +
+                                     getTypeName(*value));
+      continue;
+    }
+    eval.getEmitter().emitAnnotateLayout(buffer->memref, layout->layout,
+                                         call.loc);
+  }
+  return none();
+}
+
+/// The swizzled row-major layout TileLang's make_swizzled_layout picks:
+/// 16-byte chunks of a row XORed with the row's position in a 128-byte
+/// pattern, the widest swizzle the row size allows.
+static Ref makeSwizzledLayout(Evaluator &eval, const CallArgs &call) {
+  std::optional<Args> args =
+      bindArgs(eval, call, "make_swizzled_layout", {"buffer"}, 1);
+  if (!args)
+    return poison();
+  auto buffer = bufferArg(eval, (*args)[0], args->loc(0), "the buffer");
+  if (!buffer)
+    return poison();
+  if (buffer->scope != tile::MemoryScope::Shared)
+    return eval.error(args->loc(0), "make_swizzled_layout is for shared "
+                                    "memory buffers");
+  llvm::SmallVector<int64_t> shape;
+  for (const Ref &extent : buffer->shape)
+    shape.push_back(*getConstInt(extent));
+  mlir::MLIRContext *context = eval.getContext();
+  // Row-major map.
+  mlir::AffineExpr offset = mlir::getAffineConstantExpr(0, context);
+  int64_t stride = 1;
+  for (int64_t dim = shape.size() - 1; dim >= 0; --dim) {
+    offset = offset + mlir::getAffineDimExpr(dim, context) * stride;
+    stride *= shape[dim];
+  }
+  auto map = mlir::AffineMap::get(shape.size(), 0, offset);
+  unsigned elemBytes = std::max(1u, buffer->dtype.getWidth() / 8);
+  tile::SwizzleAttr swizzle =
+      chooseSharedSwizzle(context, shape.back(), elemBytes);
+  return std::make_shared<LayoutObject>(
+      tile::SharedLayoutAttr::get(context, shape, map, swizzle));
+}
+
+void tilec::frontend::addAnnotationBuiltins(ModuleObject &language) {
+  auto &m = language.members;
+  m["assume"] = builtin("T.assume", assume);
+  m["use_swizzle"] = builtin("T.use_swizzle", useSwizzle);
+  m["annotate_layout"] = builtin("T.annotate_layout", annotateLayout);
+}
+
+void tilec::frontend::addLayoutBuiltins(ModuleObject &layout) {
+  layout.members["make_swizzled_layout"] =
+      builtin("make_swizzled_layout", makeSwizzledLayout);
+}

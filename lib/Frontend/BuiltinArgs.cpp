@@ -1,0 +1,163 @@
+//===- BuiltinArgs.cpp - Arguments of .tile builtins ----------------------===//
+//
+// Part of tilec. Binding a builtin call's arguments to its parameters as
+// Python does, and the checks of argument kinds the builtins share.
+//
+//===----------------------------------------------------------------------===//
+
+#include "BuiltinsInternal.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace tilec::frontend;
+using llvm::SMLoc;
+using llvm::StringRef;
+
+std::optional<Args> tilec::frontend::bindArgs(Evaluator &eval,
+                                              const CallArgs &call,
+                                              StringRef function,
+                                              llvm::ArrayRef<StringRef> names,
+                                              size_t numRequired) {
+  Args args;
+  std::vector<Ref> &values = args.values;
+  std::vector<SMLoc> &locs = args.locs;
+  values.assign(names.size(), nullptr);
+  locs.assign(names.size(), call.loc);
+  if (call.args.size() > names.size()) {
+    eval.error(call.argLocs[names.size()],
+               function + "() takes at most " + llvm::Twine(names.size()) +
+                   " argument" + (names.size() == 1 ? "" : "s") + " (" +
+                   llvm::Twine(call.args.size()) + " given)");
+    return std::nullopt;
+  }
+  for (size_t i = 0; i < call.args.size(); ++i) {
+    values[i] = call.args[i];
+    locs[i] = call.argLocs[i];
+  }
+  for (auto [i, keyword] : llvm::enumerate(call.keywords)) {
+    const auto *it = llvm::find(names, keyword.first);
+    if (it == names.end()) {
+      std::vector<std::string> candidates;
+      for (StringRef name : names)
+        candidates.push_back(name.str());
+      std::string hint = Evaluator::suggest(keyword.first, candidates);
+      eval.error(call.keywordLocs[i],
+                 function + "() got an unexpected keyword argument '" +
+                     keyword.first + "'" +
+                     (hint.empty() ? "" : "; did you mean '" + hint + "'?"));
+      return std::nullopt;
+    }
+    size_t index = it - names.begin();
+    if (values[index]) {
+      eval.error(call.keywordLocs[i], function +
+                                          "() got multiple values for "
+                                          "argument '" +
+                                          keyword.first + "'");
+      return std::nullopt;
+    }
+    values[index] = keyword.second;
+    locs[index] = call.keywordLocs[i];
+  }
+  for (size_t i = 0; i < numRequired; ++i) {
+    if (!values[i]) {
+      eval.error(call.loc,
+                 function + "() is missing argument '" + names[i] + "'");
+      return std::nullopt;
+    }
+  }
+  return args;
+}
+
+std::optional<int64_t> tilec::frontend::constIntArg(Evaluator &eval,
+                                                    const Ref &arg, SMLoc loc,
+                                                    StringRef what) {
+  Ref value = eval.load(arg, loc);
+  if (isPoison(value))
+    return std::nullopt;
+  if (std::optional<int64_t> i = getConstInt(value))
+    return i;
+  eval.error(loc, what + " must be a compile-time integer, got a " +
+                      getTypeName(*value));
+  return std::nullopt;
+}
+
+std::optional<bool> tilec::frontend::constBoolArg(Evaluator &eval,
+                                                  const Ref &arg, SMLoc loc,
+                                                  StringRef what) {
+  if (!arg)
+    return std::nullopt;
+  if (auto *b = llvm::dyn_cast<BoolObject>(arg.get()))
+    return b->value;
+  if (std::optional<int64_t> i = getConstInt(arg))
+    return *i != 0;
+  if (!isPoison(arg))
+    eval.error(loc, what + " must be a compile-time bool, got a " +
+                        getTypeName(*arg));
+  return std::nullopt;
+}
+
+std::shared_ptr<const BufferObject> tilec::frontend::bufferArg(Evaluator &eval,
+                                                               const Ref &arg,
+                                                               SMLoc loc,
+                                                               StringRef what) {
+  if (isPoison(arg))
+    return nullptr;
+  if (auto buffer = std::dynamic_pointer_cast<const BufferObject>(arg)) {
+    if (!buffer->isVar)
+      return buffer;
+    eval.error(loc, what +
+                        " must be a buffer, got the T.alloc_var "
+                        "variable '" +
+                        buffer->name + "'");
+    return nullptr;
+  }
+  if (auto *access = llvm::dyn_cast<AccessObject>(arg.get()))
+    eval.error(loc, what + " must be a whole buffer, not a part of '" +
+                        access->buffer->name + "'");
+  else
+    eval.error(loc, what + " must be a buffer, got a " + getTypeName(*arg));
+  return nullptr;
+}
+
+bool tilec::frontend::hasAtMostElements(llvm::ArrayRef<int64_t> extents,
+                                        int64_t limit) {
+  int64_t elements = 1;
+  for (int64_t extent : extents)
+    if (llvm::MulOverflow(elements, extent, elements) || elements > limit)
+      return false;
+  return true;
+}
+
+std::optional<std::vector<Ref>>
+tilec::frontend::iterate(Evaluator &eval, const Ref &value, SMLoc loc) {
+  if (auto *sequence = llvm::dyn_cast<TupleObject>(value.get()))
+    return sequence->elements;
+  std::vector<Ref> items;
+  if (auto *str = llvm::dyn_cast<StrObject>(value.get())) {
+    for (char c : str->value)
+      items.push_back(string(std::string(1, c)));
+    return items;
+  }
+  if (auto *dict = llvm::dyn_cast<DictObject>(value.get())) {
+    for (const auto &entry : dict->entries)
+      items.push_back(entry.first);
+    return items;
+  }
+  if (auto *range = llvm::dyn_cast<IterableObject>(value.get());
+      range && range->compileTimeRange) {
+    int64_t start = *getConstInt(range->start);
+    int64_t stop = *getConstInt(range->stop);
+    int64_t step = *getConstInt(range->step);
+    if (stop > start && (stop - start) / step > (1 << 20)) {
+      eval.error(loc, "range is too long");
+      return std::nullopt;
+    }
+    for (int64_t i = start; i < stop; i += step)
+      items.push_back(integer(i));
+    return items;
+  }
+  if (!isPoison(value))
+    eval.error(loc, "a " + getTypeName(*value) + " is not iterable");
+  return std::nullopt;
+}

@@ -1,0 +1,117 @@
+//===- ComputeBuiltins.cpp - Gemm and reductions in .tile -----------------===//
+//
+// Part of tilec. The tile primitives that compute: T.gemm with its warp
+// policies, and the reductions T.reduce_max, _min, _sum, _absmax and _abssum.
+//
+//===----------------------------------------------------------------------===//
+
+#include "BuiltinsInternal.h"
+
+using namespace tilec;
+using namespace tilec::frontend;
+
+static Ref gemm(Evaluator &eval, const CallArgs &call) {
+  std::optional<Args> args =
+      bindArgs(eval, call, "T.gemm",
+               {"A", "B", "C", "transpose_A", "transpose_B", "policy",
+                "clear_accum", "k_pack", "wg_wait"},
+               3);
+  if (!args || !eval.requireKernel(call.loc, "T.gemm"))
+    return poison();
+  auto a = bufferArg(eval, (*args)[0], args->loc(0), "A");
+  auto b = bufferArg(eval, (*args)[1], args->loc(1), "B");
+  auto c = bufferArg(eval, (*args)[2], args->loc(2), "C");
+  if (!a || !b || !c)
+    return poison();
+  bool transposeA = constBoolArg(eval, (*args)[3], args->loc(3), "transpose_A")
+                        .value_or(false);
+  bool transposeB = constBoolArg(eval, (*args)[4], args->loc(4), "transpose_B")
+                        .value_or(false);
+  bool clearAccum = constBoolArg(eval, (*args)[6], args->loc(6), "clear_accum")
+                        .value_or(false);
+  tile::GemmWarpPolicy policy = tile::GemmWarpPolicy::Square;
+  if (args->has(5)) {
+    auto *e = llvm::dyn_cast<EnumObject>((*args)[5].get());
+    if (!e || e->enumName != "T.GemmWarpPolicy")
+      return eval.error(args->loc(5),
+                        "policy must be a T.GemmWarpPolicy (Square, "
+                        "FullRow or FullCol)");
+    policy = static_cast<tile::GemmWarpPolicy>(e->value);
+  }
+  for (auto [index, name] : {std::make_pair(size_t(7), "k_pack"),
+                             std::make_pair(size_t(8), "wg_wait")}) {
+    if (!args->has(index))
+      continue;
+    std::optional<int64_t> value =
+        constIntArg(eval, (*args)[index], args->loc(index), name);
+    int64_t expected = index == 7 ? 1 : 0;
+    if (value && *value != expected)
+      return eval.error(args->loc(index), llvm::Twine(name) + " = " +
+                                              llvm::Twine(*value) +
+                                              " is not supported yet (only " +
+                                              llvm::Twine(expected) + ")");
+  }
+  eval.getEmitter().emitGemm(a->memref, b->memref, c->memref, transposeA,
+                             transposeB, policy, clearAccum, call.loc);
+  return none();
+}
+
+static BuiltinObject::Handler reduce(tile::ReduceKind kind, std::string name) {
+  return [kind, name](Evaluator &eval, const CallArgs &call) -> Ref {
+    std::optional<Args> args =
+        bindArgs(eval, call, name, {"buffer", "out", "dim", "clear"}, 2);
+    if (!args || !eval.requireKernel(call.loc, name))
+      return poison();
+    auto src = bufferArg(eval, (*args)[0], args->loc(0), "the source");
+    auto dst = bufferArg(eval, (*args)[1], args->loc(1), "the result");
+    if (!src || !dst)
+      return poison();
+    int64_t rank = src->shape.size();
+    int64_t dim = -1;
+    if (args->has(2)) {
+      std::optional<int64_t> value =
+          constIntArg(eval, (*args)[2], args->loc(2), "dim");
+      if (!value)
+        return poison();
+      dim = *value;
+    }
+    if (dim < -rank || dim >= rank)
+      return eval.error(args->has(2) ? args->loc(2) : call.loc,
+                        "dim " + llvm::Twine(dim) +
+                            " is out of range for a rank-" + llvm::Twine(rank) +
+                            " buffer");
+    if (dim < 0)
+      dim += rank;
+    bool clearFirst =
+        constBoolArg(eval, (*args)[3], args->loc(3), "clear").value_or(true);
+    eval.getEmitter().emitReduce(kind, src->memref, dst->memref, dim,
+                                 clearFirst, call.loc);
+    return none();
+  };
+}
+
+void tilec::frontend::addComputeBuiltins(ModuleObject &language) {
+  auto &m = language.members;
+  auto policy = std::make_shared<ModuleObject>("T.GemmWarpPolicy");
+  policy->members["Square"] = std::make_shared<EnumObject>(
+      "T.GemmWarpPolicy", "Square",
+      static_cast<int64_t>(tile::GemmWarpPolicy::Square));
+  policy->members["FullRow"] = std::make_shared<EnumObject>(
+      "T.GemmWarpPolicy", "FullRow",
+      static_cast<int64_t>(tile::GemmWarpPolicy::FullRow));
+  policy->members["FullCol"] = std::make_shared<EnumObject>(
+      "T.GemmWarpPolicy", "FullCol",
+      static_cast<int64_t>(tile::GemmWarpPolicy::FullCol));
+  m["GemmWarpPolicy"] = policy;
+  m["gemm"] = builtin("T.gemm", gemm);
+  m["reduce_max"] =
+      builtin("T.reduce_max", reduce(tile::ReduceKind::Max, "T.reduce_max"));
+  m["reduce_min"] =
+      builtin("T.reduce_min", reduce(tile::ReduceKind::Min, "T.reduce_min"));
+  m["reduce_sum"] =
+      builtin("T.reduce_sum", reduce(tile::ReduceKind::Sum, "T.reduce_sum"));
+  m["reduce_absmax"] = builtin(
+      "T.reduce_absmax", reduce(tile::ReduceKind::AbsMax, "T.reduce_absmax"));
+  m["reduce_abssum"] = builtin(
+      "T.reduce_abssum", reduce(tile::ReduceKind::AbsSum, "T.reduce_abssum"));
+}

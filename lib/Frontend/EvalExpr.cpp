@@ -1,0 +1,590 @@
+//===- EvalExpr.cpp - Evaluation of .tile expressions ---------------------===//
+//
+// Part of tilec. Names, attributes, calls, subscripts and the short-circuit
+// operators; the arithmetic operators are in EvalOperators.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec/Frontend/Evaluator.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "llvm/ADT/STLExtras.h"
+
+using namespace tilec::frontend;
+using llvm::SMLoc;
+using llvm::StringRef;
+namespace arith = mlir::arith;
+
+/// Calls nested deeper than this are taken for runaway recursion.
+static constexpr unsigned kMaxCallDepth = 64;
+
+//===----------------------------------------------------------------------===//
+// Expressions
+//===----------------------------------------------------------------------===//
+
+Ref Evaluator::eval(const Expr &expr) {
+  switch (expr.getKind()) {
+  case Expr::Kind::Name:
+    return evalName(llvm::cast<NameExpr>(expr));
+  case Expr::Kind::Int:
+    return integer(llvm::cast<IntExpr>(expr).value);
+  case Expr::Kind::Float:
+    return floating(llvm::cast<FloatExpr>(expr).value);
+  case Expr::Kind::String:
+    return string(llvm::cast<StringExpr>(expr).value);
+  case Expr::Kind::Bool:
+    return boolean(llvm::cast<BoolExpr>(expr).value);
+  case Expr::Kind::None:
+    return none();
+  case Expr::Kind::Ellipsis:
+    return error(expr.getLoc(), "'...' is not supported in .tile");
+  case Expr::Kind::Tuple:
+  case Expr::Kind::List: {
+    const auto &elements = llvm::isa<TupleExpr>(expr)
+                               ? llvm::cast<TupleExpr>(expr).elements
+                               : llvm::cast<ListExpr>(expr).elements;
+    std::vector<Ref> values;
+    bool invalid = false;
+    for (const ExprPtr &element : elements) {
+      Ref value = eval(*element);
+      // Elements are values: A[i] in a tuple is read now, regions stay.
+      if (auto *access = llvm::dyn_cast<AccessObject>(value.get());
+          access && access->isElement())
+        value = load(value, element->getLoc());
+      invalid |= isPoison(value);
+      values.push_back(value);
+    }
+    // One invalid element makes the whole invalid, so that a loop that
+    // nests it deeper reports the first level too deep only.
+    if (invalid)
+      return poison();
+    return checkNesting(tuple(std::move(values), llvm::isa<ListExpr>(expr)),
+                        expr.getLoc());
+  }
+  case Expr::Kind::Dict: {
+    const auto &dict = llvm::cast<DictExpr>(expr);
+    std::vector<std::pair<Ref, Ref>> entries;
+    bool invalid = false;
+    for (auto [key, value] : llvm::zip(dict.keys, dict.values)) {
+      entries.push_back({eval(*key), eval(*value)});
+      invalid |=
+          isPoison(entries.back().first) || isPoison(entries.back().second);
+    }
+    if (invalid)
+      return poison();
+    return checkNesting(std::make_shared<DictObject>(std::move(entries)),
+                        expr.getLoc());
+  }
+  case Expr::Kind::Attribute:
+    return evalAttribute(llvm::cast<AttributeExpr>(expr));
+  case Expr::Kind::Call:
+    return evalCall(llvm::cast<CallExpr>(expr));
+  case Expr::Kind::Subscript:
+    return evalSubscript(llvm::cast<SubscriptExpr>(expr));
+  case Expr::Kind::Slice:
+    return error(expr.getLoc(), "a slice is only valid inside [...]");
+  case Expr::Kind::Binary: {
+    const auto &binaryExpr = llvm::cast<BinaryExpr>(expr);
+    // Element reads get their operand's location, which diagnostics about
+    // the access (its bounds) point at.
+    Ref lhs = load(eval(*binaryExpr.lhs), binaryExpr.lhs->getLoc());
+    Ref rhs = load(eval(*binaryExpr.rhs), binaryExpr.rhs->getLoc());
+    return binary(binaryExpr.op, lhs, rhs, binaryExpr.getLoc());
+  }
+  case Expr::Kind::Unary: {
+    const auto &unaryExpr = llvm::cast<UnaryExpr>(expr);
+    return unary(unaryExpr.op, eval(*unaryExpr.operand), unaryExpr.getLoc());
+  }
+  case Expr::Kind::BoolOp:
+    return evalBoolOp(llvm::cast<BoolOpExpr>(expr));
+  case Expr::Kind::Compare:
+    return evalCompare(llvm::cast<CompareExpr>(expr));
+  case Expr::Kind::IfExp: {
+    const auto &ifExpr = llvm::cast<IfExpr>(expr);
+    Ref cond = load(eval(*ifExpr.cond), ifExpr.cond->getLoc());
+    if (isPoison(cond))
+      return cond;
+    if (std::optional<bool> known = truth(cond, ifExpr.cond->getLoc()))
+      return eval(*known ? *ifExpr.then : *ifExpr.otherwise);
+    Ref a = eval(*ifExpr.then);
+    Ref b = eval(*ifExpr.otherwise);
+    return select(cond, a, b, ifExpr.getLoc());
+  }
+  }
+  return poison();
+}
+
+Ref Evaluator::evalName(const NameExpr &expr) {
+  if (Scope::Binding *binding = scope->lookup(expr.name)) {
+    Ref value = binding->value;
+    if (auto *dim = llvm::dyn_cast<DynamicDimObject>(value.get()))
+      if (Ref resolved = resolveDynamicDim(*dim, expr.getLoc()))
+        return resolved;
+    if (auto *buffer = llvm::dyn_cast<BufferObject>(value.get());
+        buffer && buffer->isVar)
+      return readVariable(*buffer, expr.getLoc());
+    return value;
+  }
+  auto builtin = namespaces.python->members.find(expr.name);
+  if (builtin != namespaces.python->members.end())
+    return builtin->second;
+
+  auto expired = expiredNames.find(expr.name);
+  if (expired != expiredNames.end())
+    return error(expr.getLoc(),
+                 "'" + expr.name +
+                     "' is not defined here: it was assigned inside a "
+                     "run-time loop or if, and such names end with it; use "
+                     "T.alloc_var to carry a value out");
+  std::vector<std::string> names;
+  scope->collectNames(names);
+  for (const auto &entry : namespaces.python->members)
+    names.push_back(entry.first);
+  std::string hint = suggest(expr.name, names);
+  if (expr.name == "T")
+    hint = "";
+  return error(
+      expr.getLoc(),
+      "name '" + expr.name + "' is not defined" +
+          (expr.name == "T"
+               ? "; add 'import tilelang.language as T'"
+               : (hint.empty() ? "" : "; did you mean '" + hint + "'?")));
+}
+
+Ref Evaluator::getAttribute(const Ref &value, StringRef attr, SMLoc loc) {
+  if (isPoison(value))
+    return value;
+  if (auto *mod = llvm::dyn_cast<ModuleObject>(value.get())) {
+    auto it = mod->members.find(attr.str());
+    if (it != mod->members.end())
+      return it->second;
+    std::vector<std::string> names;
+    for (const auto &member : mod->members)
+      names.push_back(member.first);
+    std::string hint = suggest(attr, names);
+    return error(loc, mod->name + " has no attribute '" + attr + "'" +
+                          (hint.empty() ? ""
+                                        : "; did you mean '" + mod->name + "." +
+                                              hint + "'?"));
+  }
+  if (auto *buffer = llvm::dyn_cast<BufferObject>(value.get())) {
+    if (attr == "dtype")
+      return std::make_shared<DTypeObject>(buffer->dtype);
+    if (attr == "shape")
+      return tuple(buffer->shape);
+    if (attr == "name")
+      return string(buffer->name);
+    if (attr == "ndim")
+      return integer(buffer->shape.size());
+    return error(loc, "buffer '" + buffer->name + "' has no attribute '" +
+                          attr + "' (it has dtype, shape, ndim and name)");
+  }
+  if (auto *spec = llvm::dyn_cast<TensorSpecObject>(value.get())) {
+    if (attr == "dtype")
+      return std::make_shared<DTypeObject>(spec->dtype);
+    if (attr == "shape")
+      return tuple(spec->shape);
+  }
+  if (auto *dtype = llvm::dyn_cast<DTypeObject>(value.get())) {
+    if (attr == "bits")
+      return integer(dtype->dtype.getWidth());
+  }
+  if (auto *pending = llvm::dyn_cast<PendingTensorObject>(value.get()))
+    return error(loc, "tensor parameter '" + pending->name +
+                          "' has no type yet; annotate it first (" +
+                          pending->name + ": T.Tensor(shape, dtype))");
+  return error(loc,
+               "a " + getTypeName(*value) + " has no attribute '" + attr + "'");
+}
+
+Ref Evaluator::evalAttribute(const AttributeExpr &expr) {
+  return getAttribute(eval(*expr.value), expr.attr, expr.attrLoc);
+}
+
+Ref Evaluator::evalCall(const CallExpr &expr) {
+  Ref callee = eval(*expr.callee);
+  CallArgs args;
+  args.loc = expr.getLoc();
+  for (const ExprPtr &arg : expr.args) {
+    args.args.push_back(eval(*arg));
+    args.argLocs.push_back(arg->getLoc());
+  }
+  for (const Keyword &keyword : expr.keywords) {
+    args.keywords.push_back({keyword.name, eval(*keyword.value)});
+    args.keywordLocs.push_back(keyword.loc);
+  }
+  return call(callee, args, expr.getLoc());
+}
+
+Ref Evaluator::evalBoolOp(const BoolOpExpr &expr) {
+  // Compile-time operands short-circuit as in Python; run-time ones are
+  // all evaluated and combined with andi / ori.
+  bool isAnd = expr.op == BoolOp::And;
+  Ref runtime;
+  for (const ExprPtr &operandExpr : expr.operands) {
+    Ref operand = load(eval(*operandExpr), operandExpr->getLoc());
+    if (isPoison(operand))
+      return operand;
+    if (std::optional<bool> known = truth(operand, operandExpr->getLoc())) {
+      if (*known != isAnd)
+        return runtime ? (isAnd ? boolean(false) : boolean(true)) : operand;
+      if (&operandExpr == &expr.operands.back() && !runtime)
+        return operand;
+      continue;
+    }
+    mlir::Value cond = materializeCondition(operand, operandExpr->getLoc());
+    if (runtime) {
+      mlir::Value previous = llvm::cast<ScalarObject>(*runtime).value;
+      cond = isAnd ? builder.createOrFold<arith::AndIOp>(getLoc(expr.getLoc()),
+                                                         previous, cond)
+                   : builder.createOrFold<arith::OrIOp>(getLoc(expr.getLoc()),
+                                                        previous, cond);
+    }
+    runtime = std::make_shared<ScalarObject>(
+        cond, *lookupDType("bool", getContext()));
+  }
+  return runtime ? runtime : boolean(isAnd);
+}
+
+/// `a and b` for two conditions, folded when either is known.
+static Ref logicalAnd(Evaluator &eval, const Ref &a, const Ref &b, SMLoc at) {
+  if (std::optional<bool> known = eval.truth(a, at))
+    return *known ? b : a;
+  if (std::optional<bool> known = eval.truth(b, at))
+    return *known ? a : b;
+  mlir::Value result = eval.getBuilder().createOrFold<arith::AndIOp>(
+      eval.getLoc(at), eval.materializeCondition(a, at),
+      eval.materializeCondition(b, at));
+  return std::make_shared<ScalarObject>(
+      result, *lookupDType("bool", eval.getContext()));
+}
+
+Ref Evaluator::evalCompare(const CompareExpr &expr) {
+  // `a < b < c` is `a < b and b < c`, with b evaluated once.
+  Ref left = load(eval(*expr.operands[0]), expr.operands[0]->getLoc());
+  Ref result;
+  for (size_t i = 0; i < expr.ops.size(); ++i) {
+    Ref right =
+        load(eval(*expr.operands[i + 1]), expr.operands[i + 1]->getLoc());
+    Ref step = compare(expr.ops[i], left, right, expr.opLocs[i]);
+    if (isPoison(step))
+      return step;
+    result = result ? logicalAnd(*this, result, step, expr.getLoc()) : step;
+    if (std::optional<bool> known = truth(result, expr.getLoc());
+        known && !*known)
+      return result;
+    left = right;
+  }
+  return result;
+}
+
+//===----------------------------------------------------------------------===//
+// Subscripts
+//===----------------------------------------------------------------------===//
+
+/// A Python index into a sequence of `size` elements.
+static std::optional<int64_t> normalizeIndex(int64_t index, int64_t size) {
+  if (index < 0)
+    index += size;
+  if (index < 0 || index >= size)
+    return std::nullopt;
+  return index;
+}
+
+Ref Evaluator::subscriptBuffer(
+    const std::shared_ptr<const BufferObject> &buffer,
+    const std::vector<Ref> &indices, const std::vector<SMLoc> &locs,
+    SMLoc loc) {
+  auto access = std::make_shared<AccessObject>();
+  access->buffer = buffer;
+  size_t rank = buffer->shape.size();
+  if (indices.size() != rank)
+    return error(loc, "'" + buffer->name + "' has " + llvm::Twine(rank) +
+                          " dimension" + (rank == 1 ? "" : "s") + " but " +
+                          llvm::Twine(indices.size()) + " ind" +
+                          (indices.size() == 1 ? "ex was" : "ices were") +
+                          " given");
+  for (size_t dim = 0; dim < rank; ++dim) {
+    Ref index = load(indices[dim], locs[dim]);
+    if (isPoison(index))
+      return index;
+    std::optional<int64_t> extent = getConstInt(buffer->shape[dim]);
+    if (std::optional<int64_t> constant = getConstInt(index)) {
+      if (*constant < 0 && extent)
+        index = integer(*constant + *extent);
+      std::optional<int64_t> normalized = *getConstInt(index);
+      if (*normalized < 0 || (extent && *normalized >= *extent))
+        return error(locs[dim],
+                     "index " + llvm::Twine(*constant) +
+                         " is out of bounds for dimension " + llvm::Twine(dim) +
+                         " of '" + buffer->name + "'" +
+                         (extent ? " (extent " + llvm::Twine(*extent) + ")"
+                                 : llvm::Twine("")));
+    } else if (auto *scalar = llvm::dyn_cast<ScalarObject>(index.get())) {
+      if (!scalar->dtype.isInteger())
+        return error(locs[dim], "buffer indices must be integers, got a " +
+                                    scalar->dtype.name + " value");
+    } else {
+      return error(locs[dim], "buffer indices must be integers, got a " +
+                                  getTypeName(*index));
+    }
+    access->offsets.push_back(index);
+    access->extents.push_back(std::nullopt);
+  }
+  return access;
+}
+
+Ref Evaluator::evalSubscript(const SubscriptExpr &expr) {
+  // A variable's name reads its value; catch `v[0]` before that.
+  if (auto *name = llvm::dyn_cast<NameExpr>(expr.value.get()))
+    if (Scope::Binding *binding = scope->lookup(name->name))
+      if (auto *buffer = llvm::dyn_cast<BufferObject>(binding->value.get());
+          buffer && buffer->isVar)
+        return error(expr.getLoc(), "'" + buffer->name +
+                                        "' is a T.alloc_var variable; use "
+                                        "its name without an index");
+  Ref base = eval(*expr.value);
+  if (isPoison(base))
+    return base;
+
+  if (auto buffer = std::dynamic_pointer_cast<const BufferObject>(base)) {
+    // Element indices first; slices then replace their dimensions.
+    std::vector<Ref> indices;
+    std::vector<SMLoc> locs;
+    std::vector<const SliceExpr *> slices;
+    for (const ExprPtr &index : expr.indices) {
+      locs.push_back(index->getLoc());
+      auto *slice = llvm::dyn_cast<SliceExpr>(index.get());
+      slices.push_back(slice);
+      indices.push_back(slice ? integer(0) : eval(*index));
+    }
+    Ref result = subscriptBuffer(buffer, indices, locs, expr.getLoc());
+    if (isPoison(result))
+      return result;
+    auto access =
+        std::make_shared<AccessObject>(llvm::cast<AccessObject>(*result));
+    for (size_t dim = 0; dim < slices.size(); ++dim) {
+      const SliceExpr *slice = slices[dim];
+      if (!slice)
+        continue;
+      if (slice->step) {
+        Ref step = load(eval(*slice->step), slice->step->getLoc());
+        if (getConstInt(step) != 1)
+          return error(slice->step->getLoc(),
+                       "slices with a step are not supported in .tile");
+      }
+      const Ref &size = buffer->shape[dim];
+      std::optional<int64_t> staticSize = getConstInt(size);
+      Ref lower = slice->lower
+                      ? load(eval(*slice->lower), slice->lower->getLoc())
+                      : integer(0);
+      Ref upper = slice->upper
+                      ? load(eval(*slice->upper), slice->upper->getLoc())
+                      : size;
+      if (isPoison(lower) || isPoison(upper))
+        return poison();
+      for (const Ref &bound : {lower, upper}) {
+        if (getConstInt(bound))
+          continue;
+        auto *scalar = llvm::dyn_cast<ScalarObject>(bound.get());
+        if (!scalar || !scalar->dtype.isInteger())
+          return error(slice->getLoc(), "slice bounds must be integers");
+      }
+      std::optional<int64_t> lo = getConstInt(lower), hi = getConstInt(upper);
+      if (lo && *lo < 0 && staticSize)
+        lo = *lo + *staticSize;
+      if (hi && *hi < 0 && staticSize)
+        hi = *hi + *staticSize;
+      std::optional<int64_t> extent;
+      if (lo && hi) {
+        extent = *hi - *lo;
+        if (*lo < 0 || (staticSize && *hi > *staticSize))
+          return error(slice->getLoc(),
+                       "slice " + llvm::Twine(*lo) + ":" + llvm::Twine(*hi) +
+                           " is out of bounds for dimension " +
+                           llvm::Twine(dim) + " of '" + buffer->name +
+                           "' (extent " + llvm::Twine(staticSize.value_or(0)) +
+                           ")");
+        lower = integer(*lo);
+      } else {
+        std::optional<LinearForm> l = linearOf(lower), u = linearOf(upper);
+        std::optional<LinearForm> difference;
+        if (l && u)
+          difference = addScaledLinear(*u, *l, -1);
+        if (!difference || !difference->terms.empty())
+          return error(slice->getLoc(),
+                       "the extent of this slice must be known at compile "
+                       "time: upper - lower should not depend on run-time "
+                       "values (as in bx * 64:(bx + 1) * 64)");
+        extent = difference->constant;
+      }
+      if (*extent <= 0)
+        return error(slice->getLoc(),
+                     "slice is empty (extent " + llvm::Twine(*extent) + ")");
+      access->offsets[dim] = lower;
+      access->extents[dim] = *extent;
+    }
+    return access;
+  }
+
+  if (expr.indices.size() != 1)
+    return error(expr.getLoc(), "a " + getTypeName(*base) + " takes one index");
+  const Expr &indexExpr = *expr.indices.front();
+  if (auto *sequence = llvm::dyn_cast<TupleObject>(base.get())) {
+    int64_t size = sequence->elements.size();
+    if (auto *slice = llvm::dyn_cast<SliceExpr>(&indexExpr)) {
+      auto bound = [&](const ExprPtr &e, int64_t fallback) {
+        if (!e)
+          return std::optional<int64_t>(fallback);
+        std::optional<int64_t> v = getConstInt(load(eval(*e), e->getLoc()));
+        if (v && *v < 0)
+          *v += size;
+        if (v)
+          *v = std::clamp<int64_t>(*v, 0, size);
+        return v;
+      };
+      std::optional<int64_t> lo = bound(slice->lower, 0);
+      std::optional<int64_t> hi = bound(slice->upper, size);
+      if (!lo || !hi || slice->step)
+        return error(slice->getLoc(), "sequence slices take compile-time "
+                                      "integer bounds and no step");
+      std::vector<Ref> elements;
+      for (int64_t i = *lo; i < *hi; ++i)
+        elements.push_back(sequence->elements[i]);
+      return tuple(std::move(elements), sequence->isList);
+    }
+    Ref index = load(eval(indexExpr), indexExpr.getLoc());
+    if (isPoison(index))
+      return index;
+    std::optional<int64_t> i = getConstInt(index);
+    if (!i)
+      return error(indexExpr.getLoc(), "a " + getTypeName(*base) +
+                                           " index must be a compile-time "
+                                           "integer");
+    std::optional<int64_t> normalized = normalizeIndex(*i, size);
+    if (!normalized)
+      return error(indexExpr.getLoc(),
+                   getTypeName(*base) + " index " + llvm::Twine(*i) +
+                       " out of range (size " + llvm::Twine(size) + ")");
+    return sequence->elements[*normalized];
+  }
+  if (auto *dict = llvm::dyn_cast<DictObject>(base.get())) {
+    Ref key = load(eval(indexExpr), indexExpr.getLoc());
+    for (const auto &entry : dict->entries)
+      if (constEquals(entry.first, key).value_or(false))
+        return entry.second;
+    return error(indexExpr.getLoc(), "key " + repr(*key) +
+                                         " is not in the "
+                                         "dict");
+  }
+  if (auto *str = llvm::dyn_cast<StrObject>(base.get())) {
+    Ref index = load(eval(indexExpr), indexExpr.getLoc());
+    std::optional<int64_t> i = getConstInt(index);
+    std::optional<int64_t> normalized =
+        i ? normalizeIndex(*i, str->value.size()) : std::nullopt;
+    if (!normalized)
+      return error(indexExpr.getLoc(), "string index out of range");
+    return string(std::string(1, str->value[*normalized]));
+  }
+  if (llvm::isa<ScalarObject>(*base))
+    return error(expr.getLoc(), "a run-time value cannot be indexed");
+  return error(expr.getLoc(), "a " + getTypeName(*base) + " cannot be indexed");
+}
+
+//===----------------------------------------------------------------------===//
+// Calls
+//===----------------------------------------------------------------------===//
+
+bool Evaluator::bindParameters(
+    const FunctionObject &function, const CallArgs &args, Scope &callScope,
+    SMLoc loc, llvm::function_ref<Ref(const Parameter &)> fallback) {
+  const auto &params = function.def->params;
+  StringRef name = function.def->name;
+  if (args.args.size() > params.size()) {
+    error(loc, "'" + name + "' takes " + llvm::Twine(params.size()) +
+                   " argument" + (params.size() == 1 ? "" : "s") + " but " +
+                   llvm::Twine(args.args.size()) + " were given");
+    return false;
+  }
+  std::vector<Ref> values(params.size());
+  for (size_t i = 0; i < args.args.size(); ++i)
+    values[i] = args.args[i];
+  for (const auto &[keyword, value] : args.keywords) {
+    auto it = llvm::find_if(
+        params, [&](const Parameter &p) { return p.name == keyword; });
+    if (it == params.end()) {
+      error(loc, "'" + name + "' has no parameter named '" + keyword + "'");
+      return false;
+    }
+    size_t index = it - params.begin();
+    if (values[index]) {
+      error(loc, "'" + name + "' got two values for '" + keyword + "'");
+      return false;
+    }
+    values[index] = value;
+  }
+  bool ok = true;
+  for (size_t i = 0; i < params.size(); ++i) {
+    if (!values[i] && fallback)
+      values[i] = fallback(params[i]);
+    if (!values[i])
+      values[i] = function.defaults[i];
+    if (values[i] && isPoison(values[i])) {
+      ok = false;
+      continue;
+    }
+    if (!values[i]) {
+      error(loc, "'" + name + "' is missing a value for parameter '" +
+                     params[i].name + "'");
+      ok = false;
+      continue;
+    }
+    callScope.set(params[i].name, values[i], regionDepth, params[i].loc);
+  }
+  return ok;
+}
+
+Ref Evaluator::callFunction(
+    const FunctionObject &function, const CallArgs &args, SMLoc loc,
+    llvm::function_ref<Ref(const Parameter &)> fallback) {
+  if (function.isPrimFunc)
+    return error(loc, "a T.prim_func cannot be called from .tile code; use a "
+                      "@T.macro for code shared between kernels");
+  if (callDepth >= kMaxCallDepth)
+    return error(loc, "calls are nested too deeply (recursion?)");
+  auto callScope = makeScope(function.closure);
+  if (!bindParameters(function, args, *callScope, loc, fallback))
+    return poison();
+  ++callDepth;
+  std::swap(scope, callScope);
+  returnValue = none();
+  Flow flow = execBlock(function.def->body);
+  std::swap(scope, callScope);
+  --callDepth;
+  Ref result = flow == Flow::Return ? returnValue : none();
+  returnValue = nullptr;
+  return result;
+}
+
+Ref Evaluator::call(const Ref &callee, const CallArgs &args, SMLoc loc) {
+  if (isPoison(callee))
+    return poison();
+  for (const Ref &arg : args.args)
+    if (isPoison(arg))
+      return poison();
+  for (const auto &keyword : args.keywords)
+    if (isPoison(keyword.second))
+      return poison();
+  if (auto *builtin = llvm::dyn_cast<BuiltinObject>(callee.get()))
+    return builtin->handler(*this, args);
+  if (auto *function = llvm::dyn_cast<FunctionObject>(callee.get()))
+    return callFunction(*function, args, loc);
+  if (auto *dtype = llvm::dyn_cast<DTypeObject>(callee.get())) {
+    // T.float32(x) converts like T.cast(x, "float32").
+    if (args.args.size() != 1 || !args.keywords.empty())
+      return error(loc, "a dtype called as a function converts one value");
+    return cast(load(args.args.front(), args.argLocs.front()), dtype->dtype,
+                loc);
+  }
+  return error(loc, "a " + getTypeName(*callee) + " is not callable");
+}

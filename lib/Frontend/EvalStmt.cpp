@@ -1,0 +1,684 @@
+//===- EvalStmt.cpp - Evaluation of .tile statements ----------------------===//
+//
+// Part of tilec. Statements run like Python's at compile time; a loop over
+// T.Parallel, T.Pipelined, T.serial or T.unroll, an if on a run-time value
+// and the T.Kernel block become regions of IR whose body is evaluated once.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec/Frontend/Evaluator.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+using namespace tilec::frontend;
+using llvm::SMLoc;
+using llvm::StringRef;
+
+/// Iterations of compile-time loops, bounded to stop runaway input.
+static constexpr uint64_t kMaxCompileTimeSteps = 1u << 20;
+
+//===----------------------------------------------------------------------===//
+// Statements
+//===----------------------------------------------------------------------===//
+
+Evaluator::Flow Evaluator::execBlock(const Block &block) {
+  for (const StmtPtr &stmt : block) {
+    if (source.tooManyErrors())
+      return Flow::Normal;
+    if (execStmt(*stmt) == Flow::Return)
+      return Flow::Return;
+  }
+  return Flow::Normal;
+}
+
+Evaluator::Flow Evaluator::execStmt(const Stmt &stmt) {
+  switch (stmt.getKind()) {
+  case Stmt::Kind::Expr: {
+    const auto &exprStmt = llvm::cast<ExprStmt>(stmt);
+    // Docstrings and other bare constants do nothing.
+    if (llvm::isa<StringExpr, IntExpr, FloatExpr, EllipsisExpr, NoneExpr>(
+            exprStmt.value.get()))
+      return Flow::Normal;
+    eval(*exprStmt.value);
+    return Flow::Normal;
+  }
+  case Stmt::Kind::Assign:
+    execAssign(llvm::cast<AssignStmt>(stmt));
+    return Flow::Normal;
+  case Stmt::Kind::AugAssign:
+    execAugAssign(llvm::cast<AugAssignStmt>(stmt));
+    return Flow::Normal;
+  case Stmt::Kind::AnnAssign:
+    execAnnAssign(llvm::cast<AnnAssignStmt>(stmt));
+    return Flow::Normal;
+  case Stmt::Kind::If:
+    return execIf(llvm::cast<IfStmt>(stmt));
+  case Stmt::Kind::For:
+    return execFor(llvm::cast<ForStmt>(stmt));
+  case Stmt::Kind::With:
+    return execWith(llvm::cast<WithStmt>(stmt));
+  case Stmt::Kind::FunctionDef:
+    execFunctionDef(llvm::cast<FunctionDefStmt>(stmt));
+    return Flow::Normal;
+  case Stmt::Kind::Return: {
+    const auto &ret = llvm::cast<ReturnStmt>(stmt);
+    if (callDepth == 0 && !currentFunction) {
+      error(stmt.getLoc(), "'return' outside a function");
+      return Flow::Normal;
+    }
+    if (regionDepth != 0 && !currentFunction) {
+      error(stmt.getLoc(), "'return' inside a run-time loop or if is not "
+                           "supported");
+      return Flow::Normal;
+    }
+    returnValue =
+        ret.value ? load(eval(*ret.value), ret.value->getLoc()) : none();
+    return Flow::Return;
+  }
+  case Stmt::Kind::Pass:
+    return Flow::Normal;
+  case Stmt::Kind::Break:
+  case Stmt::Kind::Continue:
+    error(stmt.getLoc(),
+          llvm::Twine(stmt.getKind() == Stmt::Kind::Break ? "break"
+                                                          : "continue") +
+              " is not supported in .tile; give the loop the "
+              "trip count it needs or guard the body with if");
+    return Flow::Normal;
+  case Stmt::Kind::Assert:
+    execAssert(llvm::cast<AssertStmt>(stmt));
+    return Flow::Normal;
+  case Stmt::Kind::Import:
+    execImport(llvm::cast<ImportStmt>(stmt));
+    return Flow::Normal;
+  }
+  return Flow::Normal;
+}
+
+void Evaluator::execAssign(const AssignStmt &stmt) {
+  Ref value;
+  // A -D value replaces a module-level constant of the same name.
+  if (scope == moduleScope && stmt.targets.size() == 1)
+    if (auto *name = llvm::dyn_cast<NameExpr>(stmt.targets.front().get()))
+      value = takeDefine(name->name);
+  if (!value)
+    value = load(eval(*stmt.value), stmt.value->getLoc());
+  for (const ExprPtr &target : stmt.targets)
+    assign(*target, value, target->getLoc());
+}
+
+void Evaluator::execAugAssign(const AugAssignStmt &stmt) {
+  Ref rhs = eval(*stmt.value);
+  if (auto *name = llvm::dyn_cast<NameExpr>(stmt.target.get())) {
+    Ref current = evalName(*name);
+    if (isPoison(current) || isPoison(rhs))
+      return;
+    assignName(name->name, binary(stmt.op, current, rhs, stmt.opLoc),
+               stmt.getLoc());
+    return;
+  }
+  if (auto *subscript = llvm::dyn_cast<SubscriptExpr>(stmt.target.get())) {
+    Ref access = evalSubscript(*subscript);
+    if (isPoison(access) || isPoison(rhs))
+      return;
+    auto *element = llvm::dyn_cast<AccessObject>(access.get());
+    if (!element || !element->isElement()) {
+      error(stmt.target->getLoc(),
+            "augmented assignment needs a single buffer element");
+      return;
+    }
+    Ref current = load(access, stmt.target->getLoc());
+    Ref updated = binary(stmt.op, current, rhs, stmt.opLoc);
+    if (!isPoison(updated))
+      store(*element, updated, stmt.getLoc());
+    return;
+  }
+  error(stmt.target->getLoc(), "cannot assign to this expression in .tile");
+}
+
+void Evaluator::execAnnAssign(const AnnAssignStmt &stmt) {
+  auto *name = llvm::dyn_cast<NameExpr>(stmt.target.get());
+  if (!name) {
+    error(stmt.target->getLoc(), "only names can be annotated in .tile");
+    return;
+  }
+  Ref annotation = eval(*stmt.annotation);
+  if (isPoison(annotation))
+    return;
+
+  // `A: T.Tensor(shape, dtype)` types a parameter of an eager kernel.
+  if (Scope::Binding *binding = scope->lookupLocal(name->name);
+      binding && llvm::isa<PendingTensorObject>(*binding->value)) {
+    auto spec = std::dynamic_pointer_cast<const TensorSpecObject>(annotation);
+    if (!spec) {
+      error(stmt.annotation->getLoc(),
+            "a tensor parameter is annotated with T.Tensor(shape, dtype), "
+            "not a " +
+                getTypeName(*annotation));
+      return;
+    }
+    if (stmt.value) {
+      error(stmt.value->getLoc(), "a tensor parameter annotation takes no "
+                                  "value");
+      return;
+    }
+    if (!currentFunction || currentFunction->built) {
+      error(stmt.getLoc(), "tensor parameters must be annotated before the "
+                           "T.Kernel block");
+      return;
+    }
+    currentFunction->annotations[name->name] = spec;
+    return;
+  }
+
+  if (!stmt.value) {
+    error(stmt.getLoc(), "an annotation needs a value in .tile ('" +
+                             name->name + ": type = value')");
+    return;
+  }
+  Ref value = load(eval(*stmt.value), stmt.value->getLoc());
+  if (isPoison(value))
+    return;
+  // `x: T.int32 = e` converts the value; other annotations are comments.
+  if (auto *dtype = llvm::dyn_cast<DTypeObject>(annotation.get()))
+    value = cast(value, dtype->dtype, stmt.value->getLoc());
+  assignName(name->name, value, stmt.getLoc());
+}
+
+Evaluator::Flow Evaluator::execIf(const IfStmt &stmt) {
+  Ref cond = load(eval(*stmt.cond), stmt.cond->getLoc());
+  if (isPoison(cond))
+    return Flow::Normal;
+  std::optional<bool> known = truth(cond, stmt.cond->getLoc());
+  if (known)
+    return execBlock(*known ? stmt.then : stmt.otherwise);
+  if (!llvm::isa<ScalarObject>(*cond)) {
+    error(stmt.cond->getLoc(),
+          "cannot use a " + getTypeName(*cond) + " as a condition");
+    return Flow::Normal;
+  }
+  if (!requireKernel(stmt.getLoc(), "a run-time if"))
+    return Flow::Normal;
+
+  mlir::Value condition = materializeCondition(cond, stmt.cond->getLoc());
+  mlir::scf::IfOp ifOp =
+      emitter.emitIf(condition, !stmt.otherwise.empty(), stmt.getLoc());
+  mlir::OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToStart(&ifOp.getThenRegion().front());
+  if (execRegion(stmt.then) == Flow::Return)
+    error(stmt.getLoc(), "'return' inside a run-time if is not supported");
+  if (!stmt.otherwise.empty()) {
+    builder.setInsertionPointToStart(&ifOp.getElseRegion().front());
+    if (execRegion(stmt.otherwise) == Flow::Return)
+      error(stmt.getLoc(), "'return' inside a run-time if is not supported");
+  }
+  return Flow::Normal;
+}
+
+Evaluator::Flow Evaluator::execRegion(const Block &block,
+                                      llvm::function_ref<void()> bind) {
+  unsigned outerDepth = regionDepth++;
+  std::shared_ptr<Scope> regionScope = scope;
+  if (bind)
+    bind();
+  Flow flow = execBlock(block);
+  --regionDepth;
+  for (auto &[name, loc] : regionScope->popRegion(outerDepth))
+    expiredNames[name] = loc;
+  return flow;
+}
+
+/// The names a for loop binds: `i` or `i, j`.
+static std::vector<const NameExpr *> loopTargets(const Expr &target) {
+  std::vector<const NameExpr *> names;
+  if (auto *name = llvm::dyn_cast<NameExpr>(&target)) {
+    names.push_back(name);
+  } else if (auto *tuple = llvm::dyn_cast<TupleExpr>(&target)) {
+    for (const ExprPtr &element : tuple->elements)
+      if (auto *name = llvm::dyn_cast<NameExpr>(element.get()))
+        names.push_back(name);
+  }
+  return names;
+}
+
+Evaluator::Flow Evaluator::execFor(const ForStmt &stmt) {
+  Ref iter = eval(*stmt.iter);
+  if (isPoison(iter))
+    return Flow::Normal;
+  if (auto *iterable = llvm::dyn_cast<IterableObject>(iter.get())) {
+    if (!iterable->compileTimeRange)
+      return execRuntimeLoop(stmt, *iterable);
+    std::vector<Ref> items;
+    int64_t start = *getConstInt(iterable->start);
+    int64_t stop = *getConstInt(iterable->stop);
+    int64_t step = *getConstInt(iterable->step);
+    for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step) {
+      if (items.size() >= kMaxCompileTimeSteps) {
+        error(stmt.iter->getLoc(), "compile-time loop has too many "
+                                   "iterations");
+        return Flow::Normal;
+      }
+      items.push_back(integer(i));
+    }
+    return execCompileTimeLoop(stmt, std::move(items));
+  }
+  if (auto *sequence = llvm::dyn_cast<TupleObject>(iter.get()))
+    return execCompileTimeLoop(stmt, sequence->elements);
+  if (auto *dict = llvm::dyn_cast<DictObject>(iter.get())) {
+    std::vector<Ref> keys;
+    for (const auto &entry : dict->entries)
+      keys.push_back(entry.first);
+    return execCompileTimeLoop(stmt, std::move(keys));
+  }
+  error(stmt.iter->getLoc(),
+        "cannot loop over a " + getTypeName(*iter) +
+            "; kernel loops iterate over T.Parallel, T.Pipelined, T.serial, "
+            "T.unroll or range");
+  return Flow::Normal;
+}
+
+Evaluator::Flow Evaluator::execCompileTimeLoop(const ForStmt &stmt,
+                                               std::vector<Ref> items) {
+  for (const Ref &item : items) {
+    if (++compileTimeSteps > kMaxCompileTimeSteps) {
+      error(stmt.getLoc(), "compile-time evaluation takes too many steps");
+      return Flow::Normal;
+    }
+    assign(*stmt.target, item, stmt.target->getLoc());
+    if (execBlock(stmt.body) == Flow::Return)
+      return Flow::Return;
+    if (source.tooManyErrors())
+      break;
+  }
+  return Flow::Normal;
+}
+
+Evaluator::Flow Evaluator::execRuntimeLoop(const ForStmt &stmt,
+                                           const IterableObject &iter) {
+  static constexpr StringRef kLoopNames[] = {"T.Parallel", "T.Pipelined",
+                                             "T.serial", "T.unroll"};
+  StringRef what = kLoopNames[static_cast<int>(iter.loopKind)];
+  if (!requireKernel(stmt.getLoc(), (what + " loops").str()))
+    return Flow::Normal;
+  std::vector<const NameExpr *> names = loopTargets(*stmt.target);
+  size_t expected = iter.loopKind == IterableObject::LoopKind::Parallel
+                        ? iter.extents.size()
+                        : 1;
+  bool isTuple = llvm::isa<TupleExpr>(*stmt.target);
+  if (names.size() != expected ||
+      (isTuple &&
+       llvm::cast<TupleExpr>(*stmt.target).elements.size() != names.size())) {
+    error(stmt.target->getLoc(),
+          what + " has " + llvm::Twine(expected) + " dimension" +
+              (expected == 1 ? "" : "s") + " but the loop binds " +
+              llvm::Twine(
+                  isTuple ? llvm::cast<TupleExpr>(*stmt.target).elements.size()
+                          : 1) +
+              " name" + (names.size() == 1 && !isTuple ? "" : "s"));
+    return Flow::Normal;
+  }
+
+  SMLoc loc = stmt.getLoc();
+  DType indexType = getIndexDType(getContext());
+  mlir::Block *body = nullptr;
+  switch (iter.loopKind) {
+  case IterableObject::LoopKind::Parallel:
+    body = emitter.emitParallel(iter.extents, loc);
+    break;
+  case IterableObject::LoopKind::Pipelined: {
+    mlir::Value lb = materializeIndex(iter.start, stmt.iter->getLoc());
+    mlir::Value ub = materializeIndex(iter.stop, stmt.iter->getLoc());
+    body = emitter.emitPipelined(lb, ub, iter.numStages, iter.order, iter.stage,
+                                 loc);
+    break;
+  }
+  case IterableObject::LoopKind::Serial:
+  case IterableObject::LoopKind::Unroll: {
+    mlir::Value lb = materializeIndex(iter.start, stmt.iter->getLoc());
+    mlir::Value ub = materializeIndex(iter.stop, stmt.iter->getLoc());
+    mlir::Value step = materializeIndex(iter.step, stmt.iter->getLoc());
+    if (iter.loopKind == IterableObject::LoopKind::Serial)
+      body = emitter.emitSerial(lb, ub, step, loc);
+    else
+      body = emitter.emitUnroll(lb, ub, step, loc);
+    break;
+  }
+  }
+
+  mlir::OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToStart(body);
+  Flow flow = execRegion(stmt.body, [&] {
+    for (auto [name, arg] : llvm::zip(names, body->getArguments())) {
+      LinearForm linear;
+      linear.terms.push_back({arg, 1});
+      scope->set(name->name,
+                 std::make_shared<ScalarObject>(arg, indexType, linear),
+                 regionDepth, name->getLoc());
+    }
+  });
+  if (flow == Flow::Return)
+    error(stmt.getLoc(), "'return' inside a kernel loop is not supported");
+  return Flow::Normal;
+}
+
+Evaluator::Flow Evaluator::execWith(const WithStmt &stmt) {
+  if (stmt.items.size() != 1) {
+    error(stmt.getLoc(), "a with statement in .tile opens one T.Kernel");
+    return Flow::Normal;
+  }
+  const WithItem &item = stmt.items.front();
+  Ref context = eval(*item.context);
+  if (isPoison(context))
+    return Flow::Normal;
+  auto *launch = llvm::dyn_cast<KernelLaunchObject>(context.get());
+  if (!launch) {
+    error(item.context->getLoc(), "only T.Kernel(...) can open a with block "
+                                  "in .tile");
+    return Flow::Normal;
+  }
+  if (inKernel()) {
+    error(item.context->getLoc(), "T.Kernel blocks cannot be nested");
+    return Flow::Normal;
+  }
+  if (!inFunction()) {
+    error(item.context->getLoc(),
+          "T.Kernel must be inside a @T.prim_func or @tilelang.jit function");
+    return Flow::Normal;
+  }
+  if (currentFunction->kernelLoc.isValid()) {
+    // One launch per kernel function, as in TileLang.
+    mlir::InFlightDiagnostic diag =
+        emitError(item.context->getLoc())
+        << "a kernel function has one T.Kernel block; give this one a "
+           "function of its own";
+    diag.attachNote(getLoc(currentFunction->kernelLoc))
+        << "the first T.Kernel block is here";
+    return Flow::Normal;
+  }
+  if (!ensureFunction(item.context->getLoc()))
+    return Flow::Normal;
+  currentFunction->kernelLoc = item.context->getLoc();
+
+  // The block indices: `as bx` for a 1-D grid, `as (bx, by)` otherwise.
+  std::vector<const NameExpr *> names;
+  if (item.target) {
+    if (auto *name = llvm::dyn_cast<NameExpr>(item.target.get())) {
+      names.push_back(name);
+    } else if (auto *targets = llvm::dyn_cast<TupleExpr>(item.target.get())) {
+      for (const ExprPtr &element : targets->elements) {
+        auto *name = llvm::dyn_cast<NameExpr>(element.get());
+        if (!name) {
+          error(element->getLoc(), "block indices are bound to names");
+          return Flow::Normal;
+        }
+        names.push_back(name);
+      }
+      if (names.size() != launch->grid.size()) {
+        error(item.target->getLoc(),
+              "T.Kernel has " + llvm::Twine(launch->grid.size()) +
+                  " grid dimension" + (launch->grid.size() == 1 ? "" : "s") +
+                  " but binds " + llvm::Twine(names.size()) +
+                  " block "
+                  "index name" +
+                  (names.size() == 1 ? "" : "s"));
+        return Flow::Normal;
+      }
+    } else {
+      error(item.target->getLoc(), "block indices are bound to names");
+      return Flow::Normal;
+    }
+  }
+
+  llvm::SmallVector<mlir::Value> grid;
+  for (const Ref &extent : launch->grid)
+    grid.push_back(materializeIndex(extent, launch->loc));
+  mlir::Block *body = emitter.emitKernel(grid, launch->threads, stmt.getLoc());
+  mlir::OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToStart(body);
+  ++kernelDepth;
+  DType indexType = getIndexDType(getContext());
+  auto blockIndex = [&](unsigned i) -> Ref {
+    mlir::Value arg = body->getArgument(i);
+    LinearForm linear;
+    linear.terms.push_back({arg, 1});
+    return std::make_shared<ScalarObject>(arg, indexType, linear);
+  };
+  Flow flow = execRegion(stmt.body, [&] {
+    if (names.size() == 1 && launch->grid.size() > 1 &&
+        llvm::isa<NameExpr>(item.target.get())) {
+      std::vector<Ref> indices;
+      for (unsigned i = 0; i < launch->grid.size(); ++i)
+        indices.push_back(blockIndex(i));
+      scope->set(names.front()->name, tuple(std::move(indices)), regionDepth,
+                 names.front()->getLoc());
+      return;
+    }
+    for (auto [i, name] : llvm::enumerate(names))
+      scope->set(name->name, blockIndex(i), regionDepth, name->getLoc());
+  });
+  --kernelDepth;
+  if (flow == Flow::Return)
+    error(stmt.getLoc(), "'return' inside T.Kernel is not supported");
+  return Flow::Normal;
+}
+
+void Evaluator::execAssert(const AssertStmt &stmt) {
+  Ref cond = load(eval(*stmt.cond), stmt.cond->getLoc());
+  if (isPoison(cond))
+    return;
+  std::optional<bool> known = truth(cond, stmt.cond->getLoc());
+  if (!known) {
+    error(stmt.cond->getLoc(), "assert needs a condition known at compile "
+                               "time");
+    return;
+  }
+  if (*known)
+    return;
+  std::string message = "assertion failed";
+  if (stmt.message) {
+    Ref text = eval(*stmt.message);
+    if (isPoison(text))
+      return;
+    message += ": ";
+    if (auto *str = llvm::dyn_cast<StrObject>(text.get()))
+      message += str->value;
+    else
+      message += repr(*text);
+  }
+  error(stmt.getLoc(), message);
+}
+
+void Evaluator::execImport(const ImportStmt &stmt) {
+  auto tilelang = namespaces.makeTilelang();
+  // Resolves a dotted module name inside the tilelang package.
+  auto resolve = [&](StringRef dotted, SMLoc loc) -> Ref {
+    llvm::SmallVector<StringRef> parts;
+    dotted.split(parts, '.');
+    if (parts.front() != "tilelang") {
+      error(loc, "only tilelang modules can be imported in .tile; '" +
+                     parts.front() +
+                     "' belongs to the host program, not the kernel");
+      return nullptr;
+    }
+    Ref current = tilelang;
+    for (StringRef part : llvm::drop_begin(parts)) {
+      auto *mod = llvm::cast<ModuleObject>(current.get());
+      auto it = mod->members.find(part.str());
+      if (it == mod->members.end() || !llvm::isa<ModuleObject>(*it->second)) {
+        error(loc, "module '" + mod->name + "' has no submodule '" + part +
+                       "' in tilec");
+        return nullptr;
+      }
+      current = it->second;
+    }
+    return current;
+  };
+
+  if (stmt.fromModule.empty()) {
+    for (const ImportStmt::Alias &alias : stmt.names) {
+      Ref mod = resolve(alias.name, alias.loc);
+      if (!mod)
+        continue;
+      if (!alias.asName.empty())
+        assignName(alias.asName, mod, alias.loc);
+      else
+        assignName("tilelang", tilelang, alias.loc);
+    }
+    return;
+  }
+  Ref from = resolve(stmt.fromModule, stmt.getLoc());
+  if (!from)
+    return;
+  auto *mod = llvm::cast<ModuleObject>(from.get());
+  for (const ImportStmt::Alias &alias : stmt.names) {
+    auto it = mod->members.find(alias.name);
+    if (it == mod->members.end()) {
+      std::vector<std::string> candidates;
+      for (const auto &member : mod->members)
+        candidates.push_back(member.first);
+      std::string hint = suggest(alias.name, candidates);
+      error(alias.loc,
+            "cannot import '" + alias.name + "' from '" + mod->name + "'" +
+                (hint.empty() ? "" : "; did you mean '" + hint + "'?"));
+      continue;
+    }
+    assignName(alias.asName.empty() ? alias.name : alias.asName, it->second,
+               alias.loc);
+  }
+}
+
+void Evaluator::execFunctionDef(const FunctionDefStmt &stmt) {
+  auto function = std::make_shared<FunctionObject>();
+  function->def = &stmt;
+  function->closure = scope;
+  for (const ExprPtr &decorator : stmt.decorators) {
+    // Decorator arguments (@tilelang.jit(out_idx=...)) configure Python-side
+    // compilation; only the decorator itself is looked at.
+    const Expr *callee = decorator.get();
+    bool called = false;
+    if (auto *call = llvm::dyn_cast<CallExpr>(callee)) {
+      callee = call->callee.get();
+      called = true;
+    }
+    Ref value = eval(*callee);
+    if (isPoison(value))
+      continue;
+    auto *builtin = llvm::dyn_cast<BuiltinObject>(value.get());
+    StringRef name = builtin ? StringRef(builtin->name) : StringRef();
+    if (name == "T.prim_func" && !called) {
+      function->isPrimFunc = true;
+    } else if (name == "T.macro") {
+      function->isMacro = true;
+    } else if (name == "tilelang.jit") {
+      function->isJit = true;
+      if (called)
+        emitRemark(decorator->getLoc(),
+                   "the arguments of @tilelang.jit(...) are ignored: tilec "
+                   "takes the target and options from its command line");
+    } else if (name == "tilelang.autotune") {
+      emitRemark(decorator->getLoc(),
+                 "@autotune is ignored: tilec compiles the configuration given "
+                 "by the defaults and -D values");
+    } else {
+      error(decorator->getLoc(), "decorator is not supported in .tile "
+                                 "(supported: @T.prim_func, @T.macro, "
+                                 "@tilelang.jit, @autotune)");
+    }
+  }
+  for (const Parameter &param : stmt.params)
+    function->defaults.push_back(
+        param.defaultValue
+            ? load(eval(*param.defaultValue), param.defaultValue->getLoc())
+            : nullptr);
+  if (scope == moduleScope && callDepth == 0)
+    topLevelDefs.push_back({&stmt, function});
+  assignName(stmt.name, function, stmt.nameLoc);
+}
+
+//===----------------------------------------------------------------------===//
+// Assignment
+//===----------------------------------------------------------------------===//
+
+void Evaluator::assign(const Expr &target, const Ref &value, SMLoc loc) {
+  if (auto *name = llvm::dyn_cast<NameExpr>(&target)) {
+    assignName(name->name, value, name->getLoc());
+    return;
+  }
+  if (llvm::isa<TupleExpr, ListExpr>(target)) {
+    const auto &elements = llvm::isa<TupleExpr>(target)
+                               ? llvm::cast<TupleExpr>(target).elements
+                               : llvm::cast<ListExpr>(target).elements;
+    if (isPoison(value)) {
+      for (const ExprPtr &element : elements)
+        assign(*element, value, element->getLoc());
+      return;
+    }
+    auto *sequence = llvm::dyn_cast<TupleObject>(value.get());
+    if (!sequence) {
+      error(loc, "cannot unpack a " + getTypeName(*value));
+      return;
+    }
+    if (sequence->elements.size() != elements.size()) {
+      error(loc, "expected " + llvm::Twine(elements.size()) +
+                     " values to unpack, got " +
+                     llvm::Twine(sequence->elements.size()));
+      return;
+    }
+    for (auto [element, item] : llvm::zip(elements, sequence->elements))
+      assign(*element, item, element->getLoc());
+    return;
+  }
+  if (auto *subscript = llvm::dyn_cast<SubscriptExpr>(&target)) {
+    Ref access = evalSubscript(*subscript);
+    if (isPoison(access) || isPoison(value))
+      return;
+    auto *element = llvm::dyn_cast<AccessObject>(access.get());
+    if (!element) {
+      error(subscript->getLoc(), "only buffer elements can be assigned; a " +
+                                     getTypeName(*access) +
+                                     " cannot be modified in .tile");
+      return;
+    }
+    if (!element->isElement()) {
+      error(subscript->getLoc(), "cannot assign to a buffer region; use "
+                                 "T.copy or T.fill, or a T.Parallel loop");
+      return;
+    }
+    store(*element, value, loc);
+    return;
+  }
+  error(loc, "cannot assign to this expression in .tile");
+}
+
+void Evaluator::assignName(const std::string &name, const Ref &value,
+                           SMLoc loc) {
+  Scope::Binding *binding = scope->lookupLocal(name);
+  if (binding) {
+    // Assigning to a T.alloc_var variable stores into it.
+    if (auto *buffer = llvm::dyn_cast<BufferObject>(binding->value.get());
+        buffer && buffer->isVar && !isPoison(value)) {
+      auto access = std::make_shared<AccessObject>();
+      access->buffer =
+          std::static_pointer_cast<const BufferObject>(binding->value);
+      store(*access, value, loc);
+      return;
+    }
+    // A name bound outside a run-time region cannot take a value computed
+    // per iteration: the loop body is emitted once.
+    if (binding->regionDepth < regionDepth) {
+      error(loc, "cannot assign to '" + name +
+                     "' here: it was bound outside this run-time loop or if, "
+                     "which the compiler emits once; use T.alloc_var for a "
+                     "value that changes while the kernel runs");
+      return;
+    }
+  }
+  if (auto *buffer = llvm::dyn_cast<BufferObject>(value.get());
+      buffer && buffer->name.empty()) {
+    // The allocation's location carries the name, for later diagnostics.
+    buffer->name = name;
+    emitter.nameBuffer(buffer->memref, name);
+  }
+  scope->set(name, value, regionDepth, loc);
+  expiredNames.erase(name);
+}

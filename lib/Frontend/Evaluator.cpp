@@ -1,0 +1,220 @@
+//===- Evaluator.cpp - Compile-time evaluation of .tile files -------------===//
+//
+// Part of tilec. The evaluator's state: scopes, diagnostics, -D values, and
+// the run of a whole file. Statements are evaluated in EvalStmt.cpp,
+// expressions and calls in EvalExpr.cpp, operators in EvalOperators.cpp and
+// conversions between values in EvalConversions.cpp; EvalKernels.cpp makes
+// the kernel functions.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec/Frontend/Evaluator.h"
+#include "tilec/Frontend/Parser.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+using namespace tilec::frontend;
+using llvm::SMLoc;
+using llvm::StringRef;
+
+/// As deep as the syntax tree of an expression may be: values built in a
+/// loop (`t = (t,)`) nest without bound otherwise.
+static constexpr unsigned kMaxNestingDepth = 1000;
+
+//===----------------------------------------------------------------------===//
+// Scope
+//===----------------------------------------------------------------------===//
+
+Scope::Binding *Scope::lookupLocal(StringRef name) {
+  auto it = vars.find(name);
+  return it == vars.end() ? nullptr : &it->second;
+}
+
+Scope::Binding *Scope::lookup(StringRef name) {
+  for (Scope *s = this; s; s = s->parent.get())
+    if (Binding *binding = s->lookupLocal(name))
+      return binding;
+  return nullptr;
+}
+
+void Scope::set(StringRef name, Ref value, unsigned regionDepth, SMLoc loc) {
+  vars[name] = Binding{std::move(value), regionDepth, loc};
+}
+
+std::vector<std::pair<std::string, SMLoc>>
+Scope::popRegion(unsigned regionDepth) {
+  std::vector<std::pair<std::string, SMLoc>> removed;
+  for (auto &entry : vars)
+    if (entry.second.regionDepth > regionDepth)
+      removed.emplace_back(entry.first().str(), entry.second.loc);
+  for (auto &[name, loc] : removed)
+    vars.erase(name);
+  return removed;
+}
+
+void Scope::collectNames(std::vector<std::string> &names) const {
+  for (const Scope *s = this; s; s = s->parent.get())
+    for (const auto &entry : s->vars)
+      names.push_back(entry.first().str());
+}
+
+//===----------------------------------------------------------------------===//
+// Evaluator
+//===----------------------------------------------------------------------===//
+
+Evaluator::Evaluator(TileSource &source, mlir::ModuleOp module,
+                     const ImportOptions &options, Namespaces namespaces)
+    : source(source), module(module), options(options), emitter(source, module),
+      builder(emitter.getBuilder()), namespaces(std::move(namespaces)) {
+  moduleScope = makeScope(nullptr);
+  scope = moduleScope;
+}
+
+Evaluator::~Evaluator() {
+  // A function's closure holds the scope that binds the function; empty
+  // every scope so that these cycles are freed.
+  for (const std::weak_ptr<Scope> &weak : scopes)
+    if (std::shared_ptr<Scope> scope = weak.lock())
+      scope->clear();
+}
+
+std::shared_ptr<Scope> Evaluator::makeScope(std::shared_ptr<Scope> parent) {
+  auto scope = std::make_shared<Scope>(std::move(parent));
+  // Most call scopes are gone by the time the list grows: keep it short.
+  if (scopes.size() == scopes.capacity()) {
+    llvm::erase_if(scopes, [](const std::weak_ptr<Scope> &weak) {
+      return weak.expired();
+    });
+    scopes.reserve(2 * scopes.size() + 16);
+  }
+  scopes.push_back(scope);
+  return scope;
+}
+
+Ref Evaluator::checkNesting(Ref value, SMLoc loc) {
+  if (getNestingDepth(*value) <= kMaxNestingDepth)
+    return value;
+  return error(loc, "this value nests tuples, lists or dicts more than " +
+                        llvm::Twine(kMaxNestingDepth) + " deep");
+}
+
+Ref Evaluator::error(SMLoc loc, const llvm::Twine &message) {
+  emitError(loc) << message;
+  return poison();
+}
+
+void Evaluator::emitRemark(SMLoc loc, const llvm::Twine &message) {
+  mlir::emitRemark(getLoc(loc)) << message;
+}
+
+bool Evaluator::requireKernel(SMLoc loc, StringRef what) {
+  if (inKernel())
+    return true;
+  emitError(loc) << what
+                 << " must be inside a T.Kernel block (with T.Kernel(...) "
+                    "as ...:)";
+  return false;
+}
+
+std::string Evaluator::suggest(StringRef name,
+                               llvm::ArrayRef<std::string> candidates) {
+  // About one edit per three characters, at most three.
+  unsigned limit = std::clamp<size_t>(name.size() / 3, 1, 3);
+  std::string best;
+  unsigned bestDistance = limit + 1;
+  for (const std::string &candidate : candidates) {
+    if (candidate == name || candidate.empty() || candidate[0] == '_')
+      continue;
+    unsigned distance = name.edit_distance_insensitive(candidate, true, limit);
+    if (distance < bestDistance) {
+      bestDistance = distance;
+      best = candidate;
+    }
+  }
+  return best;
+}
+
+//===----------------------------------------------------------------------===//
+// -D values
+//===----------------------------------------------------------------------===//
+
+void Evaluator::parseDefines() {
+  if (options.defines.empty())
+    return;
+  // The -D options, one per line, so that an error in a value is shown with
+  // its option.
+  std::string commandLine;
+  for (const auto &[name, text] : options.defines)
+    commandLine += "-D " + name + "=" + text + "\n";
+  llvm::SourceMgr &sourceMgr = source.getSourceMgr();
+  unsigned id = sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(commandLine, "<command line>"),
+      SMLoc());
+  StringRef rest = sourceMgr.getMemoryBuffer(id)->getBuffer();
+  for (const auto &[name, text] : options.defines) {
+    // A value may hold a newline: each option is cut by its length.
+    StringRef option = rest.take_front(name.size() + text.size() + 4);
+    rest = rest.drop_front(option.size() + 1);
+    StringRef valueText = option.take_back(text.size());
+    TileSource defineSource(sourceMgr, id, getContext(), valueText);
+    mlir::Location loc =
+        defineSource.getLoc(SMLoc::getFromPointer(option.begin() + 3));
+    Parser parser(defineSource);
+    ExprPtr expr = parser.parseStandaloneExpression();
+    source.addErrors(defineSource.getNumErrors());
+    if (!expr)
+      continue;
+    // A bare word is a string, so that -D dtype=bfloat16 and
+    // -D layout=bshd need no quotes.
+    Ref value;
+    if (auto *nameExpr = llvm::dyn_cast<NameExpr>(expr.get());
+        nameExpr && nameExpr->name != "T") {
+      value = string(nameExpr->name);
+    } else {
+      auto defineScope = makeScope(nullptr);
+      defineScope->set("T", namespaces.language, 0);
+      std::swap(scope, defineScope);
+      value = eval(*expr);
+      std::swap(scope, defineScope);
+    }
+    auto it = defines.find(name);
+    if (it != defines.end())
+      it->second = Define{value, loc, false};
+    else
+      defines.insert({StringRef(name), Define{value, loc, false}});
+  }
+}
+
+Ref Evaluator::takeDefine(StringRef name) {
+  auto it = defines.find(name);
+  if (it == defines.end())
+    return nullptr;
+  it->second.used = true;
+  return it->second.value;
+}
+
+//===----------------------------------------------------------------------===//
+// Running a file
+//===----------------------------------------------------------------------===//
+
+mlir::LogicalResult Evaluator::run(const Module &ast) {
+  parseDefines();
+  if (source.hasErrors())
+    return mlir::failure();
+  execBlock(ast.body);
+  if (!source.tooManyErrors())
+    instantiateKernels(ast);
+  for (auto &[name, define] : defines) {
+    if (define.used || source.hasErrors())
+      continue;
+    mlir::emitWarning(define.loc)
+        << "-D " << name
+        << " is not used: no module constant, kernel parameter or T.const "
+           "has that name";
+  }
+  if (source.tooManyErrors())
+    emitError(SMLoc::getFromPointer(source.getBuffer().begin()))
+        << "too many errors; stopping";
+  return mlir::failure(source.hasErrors());
+}

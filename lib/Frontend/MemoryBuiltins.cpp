@@ -1,0 +1,346 @@
+//===- MemoryBuiltins.cpp - Buffers and copies in .tile -------------------===//
+//
+// Part of tilec. T.alloc_shared, T.alloc_fragment, T.alloc_local and
+// T.alloc_var make buffers; T.copy, T.fill, T.clear and T.atomic_add move
+// data between them, with TileLang's rules for regions and element origins.
+//
+//===----------------------------------------------------------------------===//
+
+#include "BuiltinsInternal.h"
+
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace tilec;
+using namespace tilec::frontend;
+using llvm::SMLoc;
+using llvm::StringRef;
+
+//===----------------------------------------------------------------------===//
+// Allocation
+//===----------------------------------------------------------------------===//
+
+/// A positive compile-time shape: an int or a tuple of ints.
+static std::optional<llvm::SmallVector<int64_t>>
+shapeArg(Evaluator &eval, const Ref &arg, SMLoc loc) {
+  llvm::SmallVector<int64_t> shape;
+  if (isPoison(arg))
+    return std::nullopt;
+  for (const Ref &extent : asSequence(arg)) {
+    std::optional<int64_t> value = getConstInt(extent);
+    if (!value) {
+      eval.error(loc, "buffer shapes must be compile-time integers, got a " +
+                          getTypeName(*extent));
+      return std::nullopt;
+    }
+    if (*value <= 0) {
+      eval.error(loc,
+                 "buffer extents must be positive, got " + llvm::Twine(*value));
+      return std::nullopt;
+    }
+    shape.push_back(*value);
+  }
+  if (shape.empty()) {
+    eval.error(loc, "a buffer needs at least one dimension");
+    return std::nullopt;
+  }
+  // A block's buffers live in registers and shared memory; far smaller.
+  if (!hasAtMostElements(shape, int64_t(1) << 31)) {
+    eval.error(loc, "a buffer of more than 2^31 elements cannot fit in a "
+                    "block");
+    return std::nullopt;
+  }
+  return shape;
+}
+
+static Ref allocate(Evaluator &eval, const CallArgs &call, StringRef name,
+                    tile::MemoryScope scope) {
+  std::optional<Args> args =
+      bindArgs(eval, call, name, {"shape", "dtype", "scope"}, 2);
+  if (!args || !eval.requireKernel(call.loc, name))
+    return poison();
+  std::optional<llvm::SmallVector<int64_t>> shape =
+      shapeArg(eval, (*args)[0], args->loc(0));
+  std::optional<DType> dtype =
+      eval.getDType((*args)[1], args->loc(1), "the buffer's elements");
+  if (!shape || !dtype)
+    return poison();
+  mlir::Value memref =
+      eval.getEmitter().emitAlloc(scope, *shape, dtype->type, call.loc);
+  if (!memref)
+    return poison();
+  auto buffer = std::make_shared<BufferObject>();
+  buffer->memref = memref;
+  buffer->dtype = *dtype;
+  for (int64_t extent : *shape)
+    buffer->shape.push_back(integer(extent));
+  buffer->scope = scope;
+  return buffer;
+}
+
+static Ref allocVar(Evaluator &eval, const CallArgs &call) {
+  std::optional<Args> args =
+      bindArgs(eval, call, "T.alloc_var", {"dtype", "init", "scope"}, 1);
+  if (!args || !eval.requireKernel(call.loc, "T.alloc_var"))
+    return poison();
+  std::optional<DType> dtype =
+      eval.getDType((*args)[0], args->loc(0), "the variable");
+  if (!dtype)
+    return poison();
+  mlir::Value init;
+  if (args->has(1)) {
+    Ref value = eval.toScalar((*args)[1], args->loc(1));
+    if (isPoison(value))
+      return value;
+    init = eval.materialize(value, *dtype, args->loc(1));
+  }
+  mlir::Value memref =
+      eval.getEmitter().emitAllocVar(dtype->type, init, call.loc);
+  if (!memref)
+    return poison();
+  auto buffer = std::make_shared<BufferObject>();
+  buffer->memref = memref;
+  buffer->dtype = *dtype;
+  buffer->scope = tile::MemoryScope::Local;
+  buffer->isVar = true;
+  return buffer;
+}
+
+//===----------------------------------------------------------------------===//
+// T.copy
+//===----------------------------------------------------------------------===//
+
+/// The mixed static/dynamic form of a list of offsets.
+static void splitOffsets(Evaluator &eval, llvm::ArrayRef<Ref> offsets,
+                         SMLoc loc, llvm::SmallVectorImpl<mlir::Value> &dynamic,
+                         llvm::SmallVectorImpl<int64_t> &statics) {
+  for (const Ref &offset : offsets) {
+    if (std::optional<int64_t> constant = getConstInt(offset)) {
+      statics.push_back(*constant);
+      continue;
+    }
+    mlir::Value value = eval.materializeIndex(offset, loc);
+    if (std::optional<int64_t> folded = mlir::getConstantIntValue(value)) {
+      statics.push_back(*folded);
+      continue;
+    }
+    statics.push_back(mlir::ShapedType::kDynamic);
+    dynamic.push_back(value);
+  }
+}
+
+static std::string shapeString(llvm::ArrayRef<int64_t> shape) {
+  return llvm::join(
+      llvm::map_range(shape, [](int64_t e) { return std::to_string(e); }), "x");
+}
+
+namespace {
+/// One side of a copy.
+struct Region {
+  std::shared_ptr<const BufferObject> buffer;
+  std::vector<Ref> offsets;
+  /// std::nullopt: a single index (extent 1, or taken from the other side
+  /// when every dimension is one).
+  std::vector<std::optional<int64_t>> extents;
+  bool isOrigin = false;
+};
+} // namespace
+
+static std::optional<Region> regionArg(Evaluator &eval, const Ref &arg,
+                                       SMLoc loc, StringRef what) {
+  if (isPoison(arg))
+    return std::nullopt;
+  Region region;
+  if (auto buffer = std::dynamic_pointer_cast<const BufferObject>(arg)) {
+    if (buffer->isVar) {
+      eval.error(loc, what + " of T.copy cannot be a T.alloc_var variable");
+      return std::nullopt;
+    }
+    region.buffer = buffer;
+    for (const Ref &extent : buffer->shape) {
+      region.offsets.push_back(integer(0));
+      std::optional<int64_t> size = getConstInt(extent);
+      if (!size) {
+        eval.error(loc, "T.copy of all of '" + buffer->name +
+                            "' needs static extents, but it has a dynamic "
+                            "dimension; copy a slice with a known extent");
+        return std::nullopt;
+      }
+      region.extents.push_back(*size);
+    }
+    return region;
+  }
+  if (auto *access = llvm::dyn_cast<AccessObject>(arg.get())) {
+    region.buffer = access->buffer;
+    region.offsets = access->offsets;
+    region.extents = access->extents;
+    region.isOrigin = access->isElement();
+    return region;
+  }
+  eval.error(loc, what +
+                      " of T.copy must be a buffer, a slice or an "
+                      "element origin, got a " +
+                      getTypeName(*arg));
+  return std::nullopt;
+}
+
+/// Extents for an element origin: the other side's, right-aligned to this
+/// rank with leading unit dimensions, as TileLang does.
+static bool fillOriginExtents(Evaluator &eval, Region &origin,
+                              llvm::ArrayRef<int64_t> other, SMLoc loc) {
+  size_t rank = origin.offsets.size();
+  llvm::SmallVector<int64_t> extents(other);
+  while (extents.size() > rank && extents.front() == 1)
+    extents.erase(extents.begin());
+  if (extents.size() > rank) {
+    eval.error(loc, "a " + shapeString(other) + " tile does not fit a rank-" +
+                        llvm::Twine(rank) +
+                        " element origin; copy a slice instead");
+    return false;
+  }
+  extents.insert(extents.begin(), rank - extents.size(), 1);
+  for (size_t i = 0; i < rank; ++i)
+    origin.extents[i] = extents[i];
+  return true;
+}
+
+static llvm::SmallVector<int64_t> resolvedExtents(const Region &region) {
+  llvm::SmallVector<int64_t> extents;
+  for (std::optional<int64_t> extent : region.extents)
+    extents.push_back(extent.value_or(1));
+  return extents;
+}
+
+static llvm::SmallVector<int64_t> squeeze(llvm::ArrayRef<int64_t> shape) {
+  llvm::SmallVector<int64_t> result;
+  for (int64_t e : shape)
+    if (e != 1)
+      result.push_back(e);
+  return result;
+}
+
+static Ref copy(Evaluator &eval, const CallArgs &call) {
+  std::optional<Args> args = bindArgs(eval, call, "T.copy", {"src", "dst"}, 2);
+  if (!args || !eval.requireKernel(call.loc, "T.copy"))
+    return poison();
+  std::optional<Region> src =
+      regionArg(eval, (*args)[0], args->loc(0), "the source");
+  std::optional<Region> dst =
+      regionArg(eval, (*args)[1], args->loc(1), "the destination");
+  if (!src || !dst)
+    return poison();
+  if (src->isOrigin && dst->isOrigin)
+    return eval.error(call.loc,
+                      "T.copy needs the extent of at least one side: both "
+                      "are single elements; use a buffer or a slice");
+  if (src->isOrigin &&
+      !fillOriginExtents(eval, *src, resolvedExtents(*dst), args->loc(0)))
+    return poison();
+  if (dst->isOrigin &&
+      !fillOriginExtents(eval, *dst, resolvedExtents(*src), args->loc(1)))
+    return poison();
+
+  llvm::SmallVector<int64_t> srcExtents = resolvedExtents(*src);
+  llvm::SmallVector<int64_t> dstExtents = resolvedExtents(*dst);
+  if (squeeze(srcExtents) != squeeze(dstExtents))
+    return eval.error(
+        call.loc, "T.copy of a " + shapeString(srcExtents) + " region into a " +
+                      shapeString(dstExtents) + " region: the shapes differ");
+
+  CopyRegion srcRegion, dstRegion;
+  srcRegion.memref = src->buffer->memref;
+  splitOffsets(eval, src->offsets, args->loc(0), srcRegion.dynamicOffsets,
+               srcRegion.staticOffsets);
+  srcRegion.extents = srcExtents;
+  dstRegion.memref = dst->buffer->memref;
+  splitOffsets(eval, dst->offsets, args->loc(1), dstRegion.dynamicOffsets,
+               dstRegion.staticOffsets);
+  dstRegion.extents = dstExtents;
+  eval.getEmitter().emitCopy(srcRegion, dstRegion, call.loc);
+  return none();
+}
+
+//===----------------------------------------------------------------------===//
+// T.fill, T.clear, T.atomic_add
+//===----------------------------------------------------------------------===//
+
+static Ref fill(Evaluator &eval, const CallArgs &call) {
+  std::optional<Args> args =
+      bindArgs(eval, call, "T.fill", {"buffer", "value"}, 2);
+  if (!args || !eval.requireKernel(call.loc, "T.fill"))
+    return poison();
+  auto buffer = bufferArg(eval, (*args)[0], args->loc(0), "the buffer");
+  Ref value = eval.toScalar((*args)[1], args->loc(1));
+  if (!buffer || isPoison(value))
+    return poison();
+  mlir::Value fillValue = eval.materialize(value, buffer->dtype, args->loc(1));
+  eval.getEmitter().emitFill(buffer->memref, fillValue, call.loc);
+  return none();
+}
+
+static Ref clear(Evaluator &eval, const CallArgs &call) {
+  std::optional<Args> args = bindArgs(eval, call, "T.clear", {"buffer"}, 1);
+  if (!args || !eval.requireKernel(call.loc, "T.clear"))
+    return poison();
+  auto buffer = bufferArg(eval, (*args)[0], args->loc(0), "the buffer");
+  if (!buffer)
+    return poison();
+  eval.getEmitter().emitClear(buffer->memref, call.loc);
+  return none();
+}
+
+static Ref atomicAdd(Evaluator &eval, const CallArgs &call) {
+  std::optional<Args> args =
+      bindArgs(eval, call, "T.atomic_add", {"dst", "value"}, 2);
+  if (!args || !eval.requireKernel(call.loc, "T.atomic_add"))
+    return poison();
+  if (isPoison((*args)[0]) || isPoison((*args)[1]))
+    return poison();
+  auto *dst = llvm::dyn_cast<AccessObject>((*args)[0].get());
+  if (!dst || !dst->isElement())
+    return eval.error(args->loc(0),
+                      "the destination of T.atomic_add is an element or the "
+                      "origin of a region, e.g. C[i, j]");
+  mlir::Value value;
+  if (auto tile = std::dynamic_pointer_cast<const BufferObject>((*args)[1]);
+      tile && !tile->isVar) {
+    value = tile->memref;
+  } else {
+    Ref scalar = eval.toScalar((*args)[1], args->loc(1));
+    if (isPoison(scalar))
+      return scalar;
+    value = eval.materialize(scalar, dst->buffer->dtype, args->loc(1));
+  }
+  llvm::SmallVector<mlir::Value> indices;
+  for (const Ref &offset : dst->offsets)
+    indices.push_back(eval.materializeIndex(offset, args->loc(0)));
+  eval.getEmitter().emitAtomicAdd(value, dst->buffer->memref, indices,
+                                  call.loc);
+  return none();
+}
+
+//===----------------------------------------------------------------------===//
+// Registration
+//===----------------------------------------------------------------------===//
+
+void tilec::frontend::addMemoryBuiltins(ModuleObject &language) {
+  auto &m = language.members;
+  m["alloc_shared"] = builtin("T.alloc_shared", [](Evaluator &eval,
+                                                   const CallArgs &call) {
+    return allocate(eval, call, "T.alloc_shared", tile::MemoryScope::Shared);
+  });
+  m["alloc_fragment"] =
+      builtin("T.alloc_fragment", [](Evaluator &eval, const CallArgs &call) {
+        return allocate(eval, call, "T.alloc_fragment",
+                        tile::MemoryScope::Fragment);
+      });
+  m["alloc_local"] =
+      builtin("T.alloc_local", [](Evaluator &eval, const CallArgs &call) {
+        return allocate(eval, call, "T.alloc_local", tile::MemoryScope::Local);
+      });
+  m["alloc_var"] = builtin("T.alloc_var", allocVar);
+  m["copy"] = builtin("T.copy", copy);
+  m["fill"] = builtin("T.fill", fill);
+  m["clear"] = builtin("T.clear", clear);
+  m["atomic_add"] = builtin("T.atomic_add", atomicAdd);
+}

@@ -1,0 +1,182 @@
+//===- PythonBuiltins.cpp - Python's builtins in .tile --------------------===//
+//
+// Part of tilec. The Python builtins .tile keeps, as Python defines them:
+// len, int, float, bool, str, tuple, list, sum, round, enumerate and zip;
+// print is there to say that it is not supported. range, min, max and abs
+// are added with the loops and the math functions they share.
+//
+//===----------------------------------------------------------------------===//
+
+#include "BuiltinsInternal.h"
+
+#include <cmath>
+
+using namespace tilec::frontend;
+using llvm::StringRef;
+
+static Ref len(Evaluator &eval, const CallArgs &call) {
+  std::optional<Args> args = bindArgs(eval, call, "len", {"obj"}, 1);
+  if (!args)
+    return poison();
+  const Ref &value = (*args)[0];
+  if (auto *sequence = llvm::dyn_cast<TupleObject>(value.get()))
+    return integer(sequence->elements.size());
+  if (auto *str = llvm::dyn_cast<StrObject>(value.get()))
+    return integer(str->value.size());
+  if (auto *dict = llvm::dyn_cast<DictObject>(value.get()))
+    return integer(dict->entries.size());
+  if (auto *buffer = llvm::dyn_cast<BufferObject>(value.get()))
+    if (!buffer->shape.empty())
+      return buffer->shape.front();
+  if (isPoison(value))
+    return value;
+  return eval.error(args->loc(0), "object of type '" + getTypeName(*value) +
+                                      "' has no len()");
+}
+
+static Ref convertBuiltin(Evaluator &eval, const CallArgs &call,
+                          StringRef name) {
+  std::optional<Args> args = bindArgs(eval, call, name, {"x"}, 0);
+  if (!args)
+    return poison();
+  if (!args->has(0))
+    return name == "int"     ? integer(0)
+           : name == "float" ? floating(0.0)
+           : name == "bool"  ? boolean(false)
+                             : string("");
+  Ref x = eval.load((*args)[0], args->loc(0));
+  if (isPoison(x))
+    return x;
+  if (name == "str") {
+    if (llvm::isa<StrObject>(*x))
+      return x;
+    if (auto *dtype = llvm::dyn_cast<DTypeObject>(x.get()))
+      return string(dtype->dtype.name);
+    if (llvm::isa<ScalarObject>(*x))
+      return eval.error(args->loc(0), "str() needs a compile-time value");
+    return string(repr(*x));
+  }
+  if (name == "bool") {
+    if (std::optional<bool> known = eval.truth(x, args->loc(0)))
+      return boolean(*known);
+    return eval.cast(x, *lookupDType("bool", eval.getContext()), args->loc(0));
+  }
+  if (auto *str = llvm::dyn_cast<StrObject>(x.get())) {
+    StringRef text = StringRef(str->value).trim();
+    if (name == "int") {
+      int64_t value;
+      if (!text.getAsInteger(10, value))
+        return integer(value);
+    } else {
+      double value;
+      if (!text.getAsDouble(value))
+        return floating(value);
+    }
+    return eval.error(args->loc(0), "invalid literal for " + name + "(): '" +
+                                        str->value + "'");
+  }
+  DType type =
+      *lookupDType(name == "int" ? "int32" : "float32", eval.getContext());
+  if (getConstNumber(x) && name == "float")
+    return floating(*getConstNumber(x));
+  return eval.cast(x, type, args->loc(0));
+}
+
+static Ref sequenceBuiltin(Evaluator &eval, const CallArgs &call,
+                           StringRef name) {
+  std::optional<Args> args = bindArgs(eval, call, name, {"iterable"}, 0);
+  if (!args)
+    return poison();
+  if (!args->has(0))
+    return tuple({}, name == "list");
+  std::optional<std::vector<Ref>> items =
+      iterate(eval, (*args)[0], args->loc(0));
+  if (!items)
+    return poison();
+  return tuple(std::move(*items), name == "list");
+}
+
+static Ref sum(Evaluator &eval, const CallArgs &call) {
+  std::optional<Args> args =
+      bindArgs(eval, call, "sum", {"iterable", "start"}, 1);
+  if (!args)
+    return poison();
+  std::optional<std::vector<Ref>> items =
+      iterate(eval, (*args)[0], args->loc(0));
+  if (!items)
+    return poison();
+  Ref total = args->has(1) ? (*args)[1] : integer(0);
+  for (const Ref &element : *items)
+    total = eval.binary(BinaryOp::Add, total, element, call.loc);
+  return total;
+}
+
+static Ref roundBuiltin(Evaluator &eval, const CallArgs &call) {
+  std::optional<Args> args = bindArgs(eval, call, "round", {"number"}, 1);
+  if (!args)
+    return poison();
+  std::optional<double> value = getConstNumber((*args)[0]);
+  if (!value)
+    return eval.error(args->loc(0), "round() needs a compile-time number");
+  double rounded = std::nearbyint(*value); // ties to even, like Python
+  if (!std::isfinite(rounded) || std::fabs(rounded) >= 9.2e18)
+    return eval.error(args->loc(0), "cannot round " + formatFloat(*value));
+  return integer(static_cast<int64_t>(rounded));
+}
+
+static Ref enumerateBuiltin(Evaluator &eval, const CallArgs &call) {
+  std::optional<Args> args = bindArgs(eval, call, "enumerate", {"iterable"}, 1);
+  if (!args)
+    return poison();
+  std::optional<std::vector<Ref>> items =
+      iterate(eval, (*args)[0], args->loc(0));
+  if (!items)
+    return poison();
+  std::vector<Ref> pairs;
+  for (auto [i, element] : llvm::enumerate(*items))
+    pairs.push_back(tuple({integer(i), element}));
+  return eval.checkNesting(tuple(std::move(pairs), true), call.loc);
+}
+
+static Ref zipBuiltin(Evaluator &eval, const CallArgs &call) {
+  if (!call.keywords.empty())
+    return eval.error(call.keywordLocs.front(),
+                      "zip() takes no keyword arguments");
+  size_t length = SIZE_MAX;
+  std::vector<std::vector<Ref>> sequences;
+  for (auto [arg, loc] : llvm::zip(call.args, call.argLocs)) {
+    std::optional<std::vector<Ref>> items = iterate(eval, arg, loc);
+    if (!items)
+      return poison();
+    sequences.push_back(std::move(*items));
+    length = std::min(length, sequences.back().size());
+  }
+  std::vector<Ref> tuples;
+  for (size_t i = 0; i < length && !sequences.empty(); ++i) {
+    std::vector<Ref> items;
+    for (const auto &sequence : sequences)
+      items.push_back(sequence[i]);
+    tuples.push_back(tuple(std::move(items)));
+  }
+  return eval.checkNesting(tuple(std::move(tuples), true), call.loc);
+}
+
+void tilec::frontend::addPythonBuiltins(ModuleObject &python) {
+  auto &m = python.members;
+  m["len"] = builtin("len", len);
+  for (const char *name : {"int", "float", "bool", "str"})
+    m[name] = builtin(name, [name](Evaluator &eval, const CallArgs &call) {
+      return convertBuiltin(eval, call, name);
+    });
+  for (const char *name : {"tuple", "list"})
+    m[name] = builtin(name, [name](Evaluator &eval, const CallArgs &call) {
+      return sequenceBuiltin(eval, call, name);
+    });
+  m["sum"] = builtin("sum", sum);
+  m["round"] = builtin("round", roundBuiltin);
+  m["enumerate"] = builtin("enumerate", enumerateBuiltin);
+  m["zip"] = builtin("zip", zipBuiltin);
+  m["print"] = builtin("print", [](Evaluator &eval, const CallArgs &call) {
+    return eval.error(call.loc, "print() is not supported in .tile");
+  });
+}

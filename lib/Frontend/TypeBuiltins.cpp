@@ -1,0 +1,168 @@
+//===- TypeBuiltins.cpp - Types and kernel parameters in .tile ------------===//
+//
+// Part of tilec. The dtypes and T.dtype, the types of tensor parameters
+// (T.Tensor, T.Buffer) with their T.dynamic extents, the -D constants of an
+// eager kernel (T.const) and its outputs (T.empty).
+//
+//===----------------------------------------------------------------------===//
+
+#include "BuiltinsInternal.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+using namespace tilec::frontend;
+using llvm::StringRef;
+
+static Ref tensorSpec(Evaluator &eval, const CallArgs &call, StringRef name) {
+  std::optional<Args> args = bindArgs(eval, call, name, {"shape", "dtype"}, 1);
+  if (!args)
+    return poison();
+  auto spec = std::make_shared<TensorSpecObject>();
+  if (isPoison((*args)[0]))
+    return poison();
+  for (const Ref &extent : asSequence((*args)[0])) {
+    // An extent that was an error (a T.dynamic of a bad name) was reported.
+    if (isPoison(extent))
+      return poison();
+    if (llvm::isa<DynamicDimObject>(*extent)) {
+      spec->shape.push_back(extent);
+      continue;
+    }
+    std::optional<int64_t> value = getConstInt(extent);
+    if (!value)
+      return eval.error(args->loc(0),
+                        "tensor extents must be compile-time integers or "
+                        "T.dynamic dimensions, got a " +
+                            getTypeName(*extent));
+    if (*value <= 0)
+      return eval.error(args->loc(0), "tensor extents must be positive, "
+                                      "got " +
+                                          llvm::Twine(*value));
+    spec->shape.push_back(extent);
+  }
+  if (spec->shape.empty())
+    return eval.error(args->loc(0), "a tensor needs at least one dimension");
+  // Offsets are 64-bit: the static extents alone must leave room.
+  llvm::SmallVector<int64_t> staticExtents;
+  for (const Ref &extent : spec->shape)
+    if (std::optional<int64_t> value = getConstInt(extent))
+      staticExtents.push_back(*value);
+  if (!hasAtMostElements(staticExtents, int64_t(1) << 62))
+    return eval.error(args->loc(0), "a tensor of more than 2^62 elements "
+                                    "cannot be addressed");
+  std::optional<DType> dtype =
+      args->has(1) ? eval.getDType((*args)[1], args->loc(1), "the tensor")
+                   : lookupDType("float32", eval.getContext());
+  if (!dtype)
+    return poison();
+  spec->dtype = *dtype;
+  return spec;
+}
+
+/// Whether `name` is a C identifier: ASCII letters, digits and '_', not
+/// starting with a digit.
+static bool isCIdentifier(StringRef name) {
+  return !name.empty() && !llvm::isDigit(name.front()) &&
+         llvm::all_of(name,
+                      [](char c) { return llvm::isAlnum(c) || c == '_'; });
+}
+
+static Ref dynamicDim(Evaluator &eval, const CallArgs &call,
+                      StringRef function) {
+  std::optional<Args> args =
+      bindArgs(eval, call, function, {"name", "dtype"}, 1);
+  if (!args)
+    return poison();
+  auto *name = llvm::dyn_cast<StrObject>((*args)[0].get());
+  if (!name || name->value.empty())
+    return eval.error(args->loc(0), function + " takes the dimension's "
+                                               "name as a string");
+  // The name is the launch functions' parameter for the extent in the C
+  // header, so it must be one.
+  if (!isCIdentifier(name->value)) {
+    std::string quoted;
+    llvm::raw_string_ostream os(quoted);
+    llvm::printEscapedString(name->value, os);
+    return eval.error(args->loc(0),
+                      "the name of a " + function +
+                          " dimension must be a C identifier (letters, "
+                          "digits and '_', not starting with a digit): the "
+                          "header's launch functions take the extent as a "
+                          "parameter of that name; got '" +
+                          quoted + "'");
+  }
+  std::optional<DType> dtype =
+      args->has(1) ? eval.getDType((*args)[1], args->loc(1), "the dimension")
+                   : lookupDType("int32", eval.getContext());
+  if (!dtype)
+    return poison();
+  if (!dtype->isInteger())
+    return eval.error(args->loc(1), "a dimension has an integer dtype");
+  return std::make_shared<DynamicDimObject>(name->value, *dtype);
+}
+
+static Ref constNames(Evaluator &eval, const CallArgs &call) {
+  std::optional<Args> args = bindArgs(eval, call, "T.const", {"names"}, 1);
+  if (!args)
+    return poison();
+  auto *names = llvm::dyn_cast<StrObject>((*args)[0].get());
+  if (!names)
+    return eval.error(args->loc(0), "T.const takes the names as a string, "
+                                    "e.g. T.const(\"M, N\")");
+  llvm::SmallVector<StringRef> parts;
+  StringRef(names->value).split(parts, ',', -1, false);
+  std::vector<Ref> values;
+  for (StringRef part : parts) {
+    StringRef trimmed = part.trim();
+    if (trimmed.empty())
+      continue;
+    values.push_back(eval.lookupConst(trimmed, args->loc(0)));
+  }
+  if (values.empty())
+    return eval.error(args->loc(0), "T.const names no constant");
+  if (values.size() == 1)
+    return values.front();
+  return tuple(std::move(values));
+}
+
+static Ref empty(Evaluator &eval, const CallArgs &call) {
+  Ref spec = tensorSpec(eval, call, "T.empty");
+  if (isPoison(spec))
+    return spec;
+  return eval.declareOutput(
+      std::static_pointer_cast<const TensorSpecObject>(spec), call.loc);
+}
+
+void tilec::frontend::addTypeBuiltins(ModuleObject &language,
+                                      mlir::MLIRContext *context) {
+  auto &m = language.members;
+  for (StringRef name : getDTypeNames())
+    m[name.str()] = std::make_shared<DTypeObject>(*lookupDType(name, context));
+  m["dtype"] =
+      builtin("T.dtype", [](Evaluator &eval, const CallArgs &call) -> Ref {
+        std::optional<Args> args = bindArgs(eval, call, "T.dtype", {"name"}, 1);
+        if (!args)
+          return poison();
+        std::optional<DType> dtype =
+            eval.getDType((*args)[0], args->loc(0), "T.dtype");
+        if (!dtype)
+          return poison();
+        return std::make_shared<DTypeObject>(*dtype);
+      });
+  m["Tensor"] = builtin("T.Tensor", [](Evaluator &eval, const CallArgs &call) {
+    return tensorSpec(eval, call, "T.Tensor");
+  });
+  m["Buffer"] = builtin("T.Buffer", [](Evaluator &eval, const CallArgs &call) {
+    return tensorSpec(eval, call, "T.Buffer");
+  });
+  m["dynamic"] =
+      builtin("T.dynamic", [](Evaluator &eval, const CallArgs &call) {
+        return dynamicDim(eval, call, "T.dynamic");
+      });
+  m["symbolic"] =
+      builtin("T.symbolic", [](Evaluator &eval, const CallArgs &call) {
+        return dynamicDim(eval, call, "T.symbolic");
+      });
+  m["const"] = builtin("T.const", constNames);
+  m["empty"] = builtin("T.empty", empty);
+}
