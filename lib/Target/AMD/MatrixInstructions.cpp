@@ -47,19 +47,7 @@ std::optional<std::string> whyNotMfmaFp8(GemmOp gemm, bool fp8) {
 /// The split of the accumulator over the block's waves in whole 16x16
 /// tiles; the message says why there is none.
 FailureOr<WarpPartition> getMfmaPartition(GemmOp gemm, std::string &message) {
-  int64_t threads = gemm->getParentOfType<KernelOp>().getNumThreads();
-  int64_t lanes = TargetAttr::lookup(gemm).getWarpSize();
-  auto cType = cast<MemRefType>(gemm.getC().getType());
-  FailureOr<WarpPartition> partition =
-      threads % lanes == 0
-          ? computeWarpPartition(cType.getDimSize(0), cType.getDimSize(1),
-                                 threads / lanes, gemm.getPolicy(), 16, 16,
-                                 message, "wave")
-          : FailureOr<WarpPartition>(failure());
-  if (failed(partition) && message.empty())
-    message = "the block's " + std::to_string(threads) +
-              " threads are not whole waves";
-  return partition;
+  return computeGemmWarpPartition(gemm, /*atomN=*/16, "wave", message);
 }
 
 constexpr llvm::StringLiteral kNotOnMfma =
@@ -116,12 +104,9 @@ struct MfmaModel
       std::optional<MfmaOperandTile> tile = getMfmaOperandTile(gemm, isA);
       if (!tile)
         continue;
-      MemRefType type = alloc.getType();
       if (SwizzleAttr swizzle =
               chooseMfmaSharedSwizzle(gemm.getContext(), *tile))
-        alloc.setLayoutAttr(SharedLayoutAttr::get(
-            gemm.getContext(), type.getShape(),
-            getRowMajorMap(gemm.getContext(), type.getShape()), swizzle));
+        setSwizzledLayout(alloc, swizzle);
     }
   }
 

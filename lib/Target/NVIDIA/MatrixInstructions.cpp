@@ -34,18 +34,7 @@ std::pair<int64_t, int64_t> getAccumulatorShape(GemmOp gemm) {
 /// tiles; the message says why there is none.
 FailureOr<WarpPartition> getMmaSyncPartition(GemmOp gemm,
                                              std::string &message) {
-  int64_t threads = getBlockThreads(gemm);
-  int64_t lanes = TargetAttr::lookup(gemm).getWarpSize();
-  auto [m, n] = getAccumulatorShape(gemm);
-  FailureOr<WarpPartition> partition =
-      threads % lanes == 0
-          ? computeWarpPartition(m, n, threads / lanes, gemm.getPolicy(), 16, 8,
-                                 message, "warp")
-          : FailureOr<WarpPartition>(failure());
-  if (failed(partition) && message.empty())
-    message = "the block's " + std::to_string(threads) +
-              " threads are not whole warps";
-  return partition;
+  return computeGemmWarpPartition(gemm, /*atomN=*/8, "warp", message);
 }
 
 struct MmaSyncModel
@@ -95,9 +84,7 @@ struct MmaSyncModel
       if (SwizzleAttr swizzle =
               chooseSharedSwizzle(gemm.getContext(), type.getShape().back(),
                                   type.getElementTypeBitWidth() / 8))
-        alloc.setLayoutAttr(SharedLayoutAttr::get(
-            gemm.getContext(), type.getShape(),
-            getRowMajorMap(gemm.getContext(), type.getShape()), swizzle));
+        setSwizzledLayout(alloc, swizzle);
     }
   }
 

@@ -109,6 +109,32 @@ bool tilec::tile::isAnnotated(AllocSharedOp alloc) {
   });
 }
 
+void tilec::tile::setSwizzledLayout(AllocSharedOp alloc, SwizzleAttr swizzle) {
+  MLIRContext *context = alloc.getContext();
+  ArrayRef<int64_t> shape = alloc.getType().getShape();
+  alloc.setLayoutAttr(SharedLayoutAttr::get(
+      context, shape, getRowMajorMap(context, shape), swizzle));
+}
+
+FailureOr<tilec::WarpPartition>
+tilec::tile::computeGemmWarpPartition(GemmOp gemm, int64_t atomN,
+                                      StringRef unit, std::string &message) {
+  int64_t threads = gemm->getParentOfType<KernelOp>().getNumThreads();
+  int64_t lanes = TargetAttr::lookup(gemm).getWarpSize();
+  auto cType = cast<MemRefType>(gemm.getC().getType());
+  FailureOr<WarpPartition> partition =
+      threads % lanes == 0
+          ? computeWarpPartition(cType.getDimSize(0), cType.getDimSize(1),
+                                 threads / lanes, gemm.getPolicy(),
+                                 /*atomM=*/16, atomN, message, unit)
+          : FailureOr<WarpPartition>(failure());
+  if (failed(partition) && message.empty())
+    message = ("the block's " + Twine(threads) + " threads are not whole " +
+               unit + "s")
+                  .str();
+  return partition;
+}
+
 bool tilec::tile::qualifiesForTma(MemRefType tensor, ArrayRef<int64_t> extents,
                                   Value buffer,
                                   std::optional<PanelledTile> &panels) {

@@ -66,6 +66,17 @@ AllocSharedOp getSharedAlloc(mlir::Value view);
 /// Whether `tile.annotate_layout` fixes `alloc`'s layout.
 bool isAnnotated(AllocSharedOp alloc);
 
+/// Gives `alloc` the row-major layout with `swizzle`.
+void setSwizzledLayout(AllocSharedOp alloc, SwizzleAttr swizzle);
+
+/// The split of `gemm`'s accumulator over its block's warps (of the target's
+/// warp size; `unit` names them in messages) in whole 16 x `atomN` tiles,
+/// as its policy asks; the message says why there is none.
+mlir::FailureOr<WarpPartition> computeGemmWarpPartition(GemmOp gemm,
+                                                        int64_t atomN,
+                                                        llvm::StringRef unit,
+                                                        std::string &message);
+
 /// Marks the pipeline stage (a memref.subview) that tile-pipeline fills
 /// for a later iteration and synchronizes itself; tile-insert-barriers
 /// leaves its writes alone.
