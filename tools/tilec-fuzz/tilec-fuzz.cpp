@@ -12,9 +12,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tilec/Driver/Compiler.h"
+#include "tilec/Driver/Compilation.h"
 #include "tilec/Driver/InternalErrors.h"
-#include "tilec/Frontend/Import.h"
 #include "tilec/Frontend/Source.h"
 #include "tilec/InitTilec.h"
 #include "tilec/Target/HeaderGen.h"
@@ -79,10 +78,7 @@ extern "C" int LLVMFuzzerInitialize(int *argc, char ***argv) {
 static void compileInput(llvm::StringRef text) {
   InputOptions options = parseOptionsLine(text);
 
-  DialectRegistry registry;
-  registerDialects(registry);
-  MLIRContext context(registry, MLIRContext::Threading::DISABLED);
-  context.printOpOnDiagnostic(false);
+  std::unique_ptr<MLIRContext> context = createCompilerContext();
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(
       frontend::normalizeSourceText(
@@ -90,7 +86,7 @@ static void compileInput(llvm::StringRef text) {
       llvm::SMLoc());
 
   unsigned errors = 0;
-  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diagnostic) {
+  ScopedDiagnosticHandler handler(context.get(), [&](Diagnostic &diagnostic) {
     if (diagnostic.getSeverity() != DiagnosticSeverity::Error)
       return success();
     ++errors;
@@ -104,52 +100,33 @@ static void compileInput(llvm::StringRef text) {
   static const bool verbose = std::getenv("TILEC_FUZZ_VERBOSE");
   std::optional<SourceMgrDiagnosticHandler> printer;
   if (verbose)
-    printer.emplace(sourceMgr, &context);
+    printer.emplace(sourceMgr, context.get());
 
-  OwningOpRef<ModuleOp> module =
-      frontend::importTileFile(sourceMgr, &context, options.import);
-  if (!module) {
-    if (errors == 0)
-      fail("the front end failed without an error");
-    return;
-  }
-
+  // To the LLVM dialect: the back ends and ptxas are not tilec's.
+  Compilation compilation;
+  compilation.emit = Emit::LLVM;
+  compilation.targets.emplace_back().target = options.target;
+  compilation.import = options.import;
+  compilation.prefix = "fuzz";
+  compilation.sourceName = "input.tile";
   auto configure = [](PassManager &pm) {
     addInternalErrorChecks(pm, [] { fail("internal error"); });
     return success();
   };
-  CompileOptions compile;
-  compile.target = options.target;
-  auto compileToLLVM = [&]() -> LogicalResult {
-    if (compile.target->isHost()) {
-      // The host header is written from the tile-level signatures.
-      if (failed(lowerModule(*module, compile, Stage::Imported, Stage::Tile,
-                             configure)))
-        return failure();
-      FailureOr<ModuleInfo> info =
-          describeHostKernels(*module, "fuzz", "input.tile");
-      if (failed(info))
-        return failure();
-      std::string header;
-      llvm::raw_string_ostream headerStream(header);
-      writeHeader(*info, headerStream);
-      return lowerModule(*module, compile, Stage::Tile, Stage::LLVM, configure);
-    }
-    if (failed(lowerModule(*module, compile, Stage::Imported, Stage::GPU,
-                           configure)))
-      return failure();
-    // The header is written from the gpu.module's kernels.
-    FailureOr<ModuleInfo> info =
-        describeKernels(*module, compile, "fuzz", "input.tile");
-    if (failed(info))
-      return failure();
-    info->images.push_back({compile.target->name.str(), {0}});
+  std::string output;
+  llvm::raw_string_ostream os(output);
+  CompileResult result;
+  LogicalResult status =
+      compileSource(sourceMgr, *context, compilation, configure, os, result);
+  // The header of what was described, with a stand-in for a GPU's binary.
+  if (result.kernels) {
+    if (!options.target->isHost())
+      result.kernels->images.push_back({options.target->name.str(), {0}});
     std::string header;
     llvm::raw_string_ostream headerStream(header);
-    writeHeader(*info, headerStream);
-    return lowerModule(*module, compile, Stage::GPU, Stage::LLVM, configure);
-  };
-  if (failed(compileToLLVM()) && errors == 0)
+    writeHeader(*result.kernels, headerStream);
+  }
+  if (failed(status) && errors == 0)
     fail("compilation failed without an error");
 }
 

@@ -27,6 +27,8 @@ namespace tilec {
 /// sanitized builds take a few times more.
 constexpr unsigned kCompilerStackSize = 128u << 20;
 
+/// How code is made for one target. tilec's flags set these fields
+/// directly (DriverOptions::compile); the driver sets `target` per --arch.
 struct CompileOptions {
   const TargetInfo *target = nullptr;
   /// -O0 ... -O3, passed to LLVM's optimizer for the device code.

@@ -1,0 +1,69 @@
+//===- Driver.h - A run of tilec, from its options to its outputs -*- C++
+//-*-===//
+//
+// Part of tilec. DriverOptions is what the command line says, field for
+// field; runDriver checks it, compiles the input (each part of it, with
+// --split-input-file) and writes the outputs, the header and the depfile
+// together or not at all.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILEC_DRIVER_DRIVER_H
+#define TILEC_DRIVER_DRIVER_H
+
+#include "tilec/Driver/Compiler.h"
+#include "tilec/Driver/Targets.h"
+
+#include "llvm/ADT/StringRef.h"
+
+#include <string>
+#include <vector>
+
+namespace tilec {
+
+/// A run of tilec, as its command line describes it.
+struct DriverOptions {
+  /// The .tile file; "-" is standard input.
+  std::string input;
+  std::string output = "-";
+  /// --emit; empty: chosen by the output's suffix.
+  std::string emit;
+  /// `NAME=VALUE` texts of -D, checked when the run starts.
+  std::vector<std::string> defines;
+  /// Comma-separated kernel names; empty: all.
+  std::string kernel;
+  /// Comma-separated GPU names, and whether the command line gave any.
+  std::string arch = kDefaultArch.str();
+  bool archGiven = false;
+  /// "gpu" (the --arch targets) or "host".
+  std::string target = "gpu";
+  /// How each target's code is made. Its `target` is set per --arch; empty
+  /// toolkit paths are the defaults (getDefaultCudaPath and
+  /// getDefaultRocmPath).
+  CompileOptions compile;
+  /// --verify-only: the verifiers' remarks, and nothing written.
+  bool verifyOnly = false;
+  /// Where the header goes (default: beside the binary).
+  std::string header;
+  /// Where to write a Make-style depfile, if anywhere.
+  std::string depfile;
+  bool splitInputFile = false;
+  bool verifyDiagnostics = false;
+  /// For tests of internal-error reporting: a fault to inject (see
+  /// isInjectableFault).
+  std::string injectFault;
+};
+
+/// Whether --debug-inject-fault takes `fault`: a fault of the
+/// tilec-test-inject-fault pass, or "interrupt-at-commit".
+bool isInjectableFault(llvm::StringRef fault);
+
+/// Compiles as `options` say, on a stack of kCompilerStackSize, and returns
+/// the exit status: 0, or 1 after errors. Internal errors and crashes exit
+/// with status 2 at once (sanitizer builds leave crashes to the
+/// sanitizers). `argv0` locates the ROCm toolkit installed beside tilec.
+int runDriver(const DriverOptions &options, const char *argv0);
+
+} // namespace tilec
+
+#endif // TILEC_DRIVER_DRIVER_H

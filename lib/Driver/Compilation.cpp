@@ -1,0 +1,224 @@
+//===- Compilation.cpp - One source through every stage -------------------===//
+//
+// Part of tilec.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec/Driver/Compilation.h"
+#include "tilec/Frontend/Import.h"
+#include "tilec/InitTilec.h"
+#include "tilec/Target/HostObject.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectRegistry.h"
+
+using namespace mlir;
+using namespace tilec;
+
+namespace {
+using ConfigureFn = function_ref<LogicalResult(PassManager &)>;
+} // namespace
+
+std::unique_ptr<MLIRContext> tilec::createCompilerContext() {
+  DialectRegistry registry;
+  registerDialects(registry);
+  auto context =
+      std::make_unique<MLIRContext>(registry, MLIRContext::Threading::DISABLED);
+  context->printOpOnDiagnostic(false);
+  return context;
+}
+
+static void printModule(ModuleOp module, llvm::raw_ostream &os) {
+  std::string text;
+  llvm::raw_string_ostream textOs(text);
+  module->print(textOs);
+  os << text;
+}
+
+/// Compiles `module` for each of the compilation's targets and writes one
+/// header that embeds all the binaries. The kernels must launch alike on
+/// every target.
+static LogicalResult compileForTargets(ModuleOp module,
+                                       const Compilation &compilation,
+                                       ConfigureFn configure,
+                                       llvm::raw_ostream &os) {
+  std::optional<ModuleInfo> combined;
+  for (const CompileOptions &options : compilation.targets) {
+    OwningOpRef<ModuleOp> copy = module.clone();
+    if (failed(lowerModule(*copy, options, Stage::Tile, Stage::GPU, configure)))
+      return failure();
+    FailureOr<ModuleInfo> info = describeKernels(
+        *copy, options, compilation.prefix, compilation.sourceName);
+    if (failed(info) || failed(lowerModule(*copy, options, Stage::GPU,
+                                           Stage::Binary, configure)))
+      return failure();
+    FailureOr<std::string> object = getCompiledObject(*copy);
+    if (failed(object))
+      return failure();
+    // Each target may launch the kernels its own way (block, shared memory,
+    // tensor maps); what the caller passes must not differ.
+    auto sameInterface = [](const KernelInfo &a, const KernelInfo &b) {
+      return a.name == b.name && a.params == b.params &&
+             a.grid[0] == b.grid[0] && a.grid[1] == b.grid[1] &&
+             a.grid[2] == b.grid[2];
+    };
+    if (!combined) {
+      combined = *info;
+    } else if (combined->kernels.size() != info->kernels.size() ||
+               !llvm::all_of(
+                   llvm::zip(combined->kernels, info->kernels), [&](auto pair) {
+                     return sameInterface(std::get<0>(pair), std::get<1>(pair));
+                   })) {
+      return emitError(module.getLoc())
+             << "the kernels compiled for " << combined->getArchList()
+             << " and for " << options.target->name
+             << " take different parameters or grids; compile them to "
+                "separate headers";
+    }
+    ImageInfo image{options.target->name.str(),
+                    std::vector<uint8_t>(object->begin(), object->end())};
+    image.kernels = info->kernels;
+    combined->images.push_back(std::move(image));
+  }
+  writeHeader(*combined, os);
+  return success();
+}
+
+/// Compiles `module` for the host CPU: the LLVM dialect, x86-64 assembly, or
+/// an object file and the header that calls its functions.
+static LogicalResult compileHostModule(ModuleOp module,
+                                       const Compilation &compilation,
+                                       ConfigureFn configure,
+                                       llvm::raw_ostream &os,
+                                       CompileResult &result) {
+  const CompileOptions &options = compilation.targets.front();
+  Emit emit = compilation.emit;
+  // The header is written from the tile-level signatures.
+  FailureOr<ModuleInfo> info =
+      describeHostKernels(module, compilation.prefix, compilation.sourceName);
+  if (failed(info))
+    return failure();
+  result.kernels = *info;
+  if (failed(lowerModule(module, options, Stage::Tile, Stage::GPU, configure)))
+    return failure();
+  if (emit == Emit::VerifyOnly)
+    return success();
+  if (failed(lowerModule(module, options, Stage::GPU, Stage::LLVM, configure)))
+    return failure();
+  if (emit == Emit::LLVM) {
+    printModule(module, os);
+    return success();
+  }
+  std::string header;
+  llvm::raw_string_ostream headerOs(header);
+  writeHeader(*info, headerOs);
+  if (emit == Emit::Header) {
+    os << header;
+    return success();
+  }
+  FailureOr<std::string> object = compileForHost(
+      module, options.optLevel, /*assembly=*/emit == Emit::Assembly);
+  if (failed(object))
+    return failure();
+  os << *object;
+  if (emit == Emit::Binary)
+    result.header = std::move(header);
+  return success();
+}
+
+/// Compiles `module` for one GPU, as far as the compilation asks.
+static LogicalResult compileGPUModule(ModuleOp module,
+                                      const Compilation &compilation,
+                                      ConfigureFn configure,
+                                      llvm::raw_ostream &os,
+                                      CompileResult &result) {
+  const CompileOptions &options = compilation.targets.front();
+  Emit emit = compilation.emit;
+  if (failed(
+          lowerModule(module, options, Stage::Tile, Stage::Layouts, configure)))
+    return failure();
+  if (emit == Emit::Layouts) {
+    printLayouts(module, os);
+    return success();
+  }
+  if (failed(
+          lowerModule(module, options, Stage::Layouts, Stage::GPU, configure)))
+    return failure();
+  if (emit == Emit::VerifyOnly)
+    return success();
+  if (emit == Emit::GPU) {
+    printModule(module, os);
+    return success();
+  }
+  // The gpu.funcs the description reads are gone after serialization.
+  FailureOr<ModuleInfo> info = describeKernels(
+      module, options, compilation.prefix, compilation.sourceName);
+  if (failed(info))
+    return failure();
+  result.kernels = *info;
+  if (failed(lowerModule(module, options, Stage::GPU, Stage::LLVM, configure)))
+    return failure();
+  if (emit == Emit::LLVM) {
+    printModule(module, os);
+    return success();
+  }
+  Stage last = emit == Emit::Assembly ? Stage::Assembly : Stage::Binary;
+  if (failed(lowerModule(module, options, Stage::LLVM, last, configure)))
+    return failure();
+  FailureOr<std::string> object = getCompiledObject(module);
+  if (failed(object))
+    return failure();
+  ImageInfo image{options.target->name.str(),
+                  std::vector<uint8_t>(object->begin(), object->end())};
+  if (emit == Emit::Assembly) {
+    os << *object;
+    if (!compilation.headerWithAssembly)
+      return success();
+    // A header around the PTX: the driver compiles it at load time.
+    image.bytes.push_back(0);
+    image.isPTX = true;
+  }
+  info->images.push_back(std::move(image));
+  std::string header;
+  llvm::raw_string_ostream headerOs(header);
+  writeHeader(*info, headerOs);
+  if (emit == Emit::Header) {
+    os << header;
+    return success();
+  }
+  if (emit == Emit::Binary)
+    os << *object;
+  result.header = std::move(header);
+  return success();
+}
+
+LogicalResult tilec::compileSource(llvm::SourceMgr &sources,
+                                   MLIRContext &context,
+                                   const Compilation &compilation,
+                                   ConfigureFn configure, llvm::raw_ostream &os,
+                                   CompileResult &result) {
+  if (compilation.emit == Emit::AST) {
+    std::unique_ptr<frontend::Module> ast =
+        frontend::parseTileFile(sources, &context);
+    if (!ast)
+      return failure();
+    frontend::printAST(*ast, os);
+    return success();
+  }
+  OwningOpRef<ModuleOp> module =
+      frontend::importTileFile(sources, &context, compilation.import);
+  if (!module)
+    return failure();
+  if (failed(lowerModule(*module, compilation.targets.front(), Stage::Imported,
+                         Stage::Tile, configure)))
+    return failure();
+  if (compilation.emit == Emit::Tile) {
+    printModule(*module, os);
+    return success();
+  }
+  if (compilation.targets.front().target->isHost())
+    return compileHostModule(*module, compilation, configure, os, result);
+  if (compilation.targets.size() > 1)
+    return compileForTargets(*module, compilation, configure, os);
+  return compileGPUModule(*module, compilation, configure, os, result);
+}
