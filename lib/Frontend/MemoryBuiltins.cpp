@@ -10,6 +10,7 @@
 
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSwitch.h"
 
 using namespace tilec;
 using namespace tilec::frontend;
@@ -53,6 +54,35 @@ shapeArg(Evaluator &eval, const Ref &arg, SMLoc loc) {
   return shape;
 }
 
+/// The memory scope a TVM scope string names, as T.alloc_shared,
+/// T.alloc_fragment and T.alloc_local take it (TileLang passes it on to
+/// T.alloc_buffer, so each takes every scope).
+static std::optional<tile::MemoryScope> parseBufferScope(StringRef scope) {
+  return llvm::StringSwitch<std::optional<tile::MemoryScope>>(scope)
+      .Cases("shared", "shared.dyn", tile::MemoryScope::Shared)
+      .Case("local.fragment", tile::MemoryScope::Fragment)
+      .Case("local", tile::MemoryScope::Local)
+      .Default(std::nullopt);
+}
+
+/// The scope argument `arg` of `function`: a string naming a scope that
+/// `parse` knows, or an error listing the `accepted` ones.
+static std::optional<tile::MemoryScope>
+scopeArg(Evaluator &eval, const Ref &arg, SMLoc loc, StringRef function,
+         std::optional<tile::MemoryScope> (*parse)(StringRef),
+         StringRef accepted) {
+  auto *str = llvm::dyn_cast<StrObject>(arg.get());
+  std::optional<tile::MemoryScope> scope =
+      str ? parse(str->value) : std::nullopt;
+  if (!scope)
+    eval.error(loc,
+               (function + " takes the scope " + accepted + ", not " +
+                (str ? "'" + str->value + "'"
+                     : "a value of type '" + getTypeName(*arg).str() + "'"))
+                   .str());
+  return scope;
+}
+
 static Ref allocate(Evaluator &eval, const CallArgs &call, StringRef name,
                     tile::MemoryScope scope) {
   std::optional<Args> args =
@@ -63,6 +93,14 @@ static Ref allocate(Evaluator &eval, const CallArgs &call, StringRef name,
       shapeArg(eval, (*args)[0], args->loc(0));
   std::optional<DType> dtype =
       eval.getDType((*args)[1], args->loc(1), "the buffer's elements");
+  if (args->has(2)) {
+    std::optional<tile::MemoryScope> given =
+        scopeArg(eval, (*args)[2], args->loc(2), name, parseBufferScope,
+                 "'shared', 'shared.dyn', 'local.fragment' or 'local'");
+    if (!given)
+      return poison();
+    scope = *given;
+  }
   if (!shape || !dtype)
     return poison();
   mlir::Value memref =
@@ -85,6 +123,16 @@ static Ref allocVar(Evaluator &eval, const CallArgs &call) {
     return poison();
   std::optional<DType> dtype =
       eval.getDType((*args)[0], args->loc(0), "the variable");
+  if (args->has(2) &&
+      !scopeArg(
+          eval, (*args)[2], args->loc(2), "T.alloc_var",
+          +[](StringRef scope) -> std::optional<tile::MemoryScope> {
+            if (scope == "local.var")
+              return tile::MemoryScope::Local;
+            return std::nullopt;
+          },
+          "'local.var'"))
+    return poison();
   if (!dtype)
     return poison();
   mlir::Value init;
