@@ -427,6 +427,23 @@ Ref Evaluator::evalSubscript(const SubscriptExpr &expr) {
     return access;
   }
 
+  if (auto *constructor = llvm::dyn_cast<BuiltinObject>(base.get());
+      constructor && constructor->calledBySubscript) {
+    CallArgs call;
+    call.loc = expr.getLoc();
+    for (const ExprPtr &index : expr.indices) {
+      if (llvm::isa<SliceExpr>(index.get()))
+        return error(index->getLoc(), constructor->name +
+                                          "[...] takes a shape and a dtype, "
+                                          "not a slice");
+      Ref value = load(eval(*index), index->getLoc());
+      if (isPoison(value))
+        return value;
+      call.args.push_back(value);
+      call.argLocs.push_back(index->getLoc());
+    }
+    return constructor->handler(*this, call);
+  }
   if (expr.indices.size() != 1)
     return error(expr.getLoc(), "a " + getTypeName(*base) + " takes one index");
   const Expr &indexExpr = *expr.indices.front();

@@ -149,12 +149,15 @@ void tilec::frontend::addTypeBuiltins(ModuleObject &language,
           return poison();
         return std::make_shared<DTypeObject>(*dtype);
       });
-  m["Tensor"] = builtin("T.Tensor", [](Evaluator &eval, const CallArgs &call) {
-    return tensorSpec(eval, call, "T.Tensor");
-  });
-  m["Buffer"] = builtin("T.Buffer", [](Evaluator &eval, const CallArgs &call) {
-    return tensorSpec(eval, call, "T.Buffer");
-  });
+  for (StringRef name : {"Tensor", "Buffer"}) {
+    std::string qualified = ("T." + name).str();
+    auto constructor = std::make_shared<BuiltinObject>(
+        qualified, [qualified](Evaluator &eval, const CallArgs &call) {
+          return tensorSpec(eval, call, qualified);
+        });
+    constructor->calledBySubscript = true;
+    m[name.str()] = constructor;
+  }
   m["dynamic"] =
       builtin("T.dynamic", [](Evaluator &eval, const CallArgs &call) {
         return dynamicDim(eval, call, "T.dynamic");

@@ -190,6 +190,9 @@ struct BuiltinObject : ObjectBase<Object::Kind::Builtin> {
       : name(std::move(name)), handler(std::move(handler)) {}
   std::string name;
   Handler handler;
+  /// A type constructor that subscripting calls, as TileLang's
+  /// T.Tensor[shape, dtype] is T.Tensor(shape, dtype).
+  bool calledBySubscript = false;
 };
 
 /// A namespace: `T`, `tilelang`, `T.GemmWarpPolicy`.

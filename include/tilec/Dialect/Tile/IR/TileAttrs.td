@@ -120,8 +120,7 @@ def Tile_TargetAttr : Tile_Attr<"Target", "target"> {
     ```mlir
     module attributes {tile.target = #tile.target<chip = "sm_90a",
         warp_size = 32, shared_memory = 232448, registers = 255,
-        features = mma_sync | async_copy | tma | wgmma |
-        warp_specialization>}
+        features = "mma_sync | async_copy | tma | wgmma | warp_specialization">}
     ```
 
     A module without one gets the generic target: warps of 32, no limit on
