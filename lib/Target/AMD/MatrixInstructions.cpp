@@ -10,6 +10,7 @@
 #include "tilec/Dialect/Tile/IR/TileDialect.h"
 #include "tilec/Dialect/Tile/IR/TileOps.h"
 #include "tilec/Dialect/Tile/Transforms/Utils.h"
+#include "tilec/Dialect/Tile/Transforms/WarpTiledInstruction.h"
 
 #include "mlir/IR/DialectRegistry.h"
 
@@ -44,18 +45,17 @@ std::optional<std::string> whyNotMfmaFp8(GemmOp gemm, bool fp8) {
   return std::nullopt;
 }
 
-/// The split of the accumulator over the block's waves in whole 16x16
-/// tiles; the message says why there is none.
-FailureOr<WarpPartition> getMfmaPartition(GemmOp gemm, std::string &message) {
-  return computeGemmWarpPartition(gemm, /*atomN=*/16, "wave", message);
-}
-
 constexpr llvm::StringLiteral kNotOnMfma =
     "T.gemm runs on the vector ALUs, not matrix cores (MFMA): ";
 
-struct MfmaModel
-    : public MatrixInstructionAttrInterface::ExternalModel<MfmaModel,
-                                                           MfmaAttr> {
+struct MfmaModel : public WarpTiledInstructionModel<MfmaModel, MfmaAttr> {
+  static constexpr llvm::StringLiteral kName = "MFMA";
+  static constexpr int64_t kAtomN = 16;
+  static constexpr llvm::StringLiteral kUnit = "wave";
+  static constexpr auto makeAccumulatorLayout = makeMfmaAccumulatorLayout;
+  static constexpr auto makeOperandALayout = makeMfmaOperandALayout;
+  static constexpr auto emit = emitMfmaGemm;
+
   bool runsGemm(Attribute, Operation *op, std::string &warning) const {
     auto gemm = cast<GemmOp>(op);
     bool fp8 = TargetAttr::lookup(gemm).has(TargetFeature::MfmaFp8Fnuz);
@@ -65,33 +65,11 @@ struct MfmaModel
       return false;
     }
     std::string message;
-    if (failed(getMfmaPartition(gemm, message))) {
+    if (failed(getPartition(gemm, message))) {
       warning = (kNotOnMfma + message).str();
       return false;
     }
     return true;
-  }
-
-  FragmentLayoutAttr getAccumulatorLayout(Attribute, Operation *op) const {
-    auto gemm = cast<GemmOp>(op);
-    std::string message;
-    FailureOr<WarpPartition> partition = getMfmaPartition(gemm, message);
-    if (failed(partition))
-      return {};
-    auto cType = cast<MemRefType>(gemm.getC().getType());
-    return makeMfmaAccumulatorLayout(gemm.getContext(), cType.getDimSize(0),
-                                     cType.getDimSize(1), *partition);
-  }
-
-  FragmentLayoutAttr getOperandALayout(Attribute, Operation *op) const {
-    auto gemm = cast<GemmOp>(op);
-    std::string message;
-    FailureOr<WarpPartition> partition = getMfmaPartition(gemm, message);
-    if (failed(partition) || gemm.getTransposeA())
-      return {};
-    auto aType = cast<MemRefType>(gemm.getA().getType());
-    return makeMfmaOperandALayout(gemm.getContext(), aType.getDimSize(0),
-                                  aType.getDimSize(1), *partition);
   }
 
   void chooseSharedLayouts(Attribute, Operation *op) const {
@@ -108,18 +86,6 @@ struct MfmaModel
               chooseMfmaSharedSwizzle(gemm.getContext(), *tile))
         setSwizzledLayout(alloc, swizzle);
     }
-  }
-
-  LogicalResult emitGemm(Attribute, OpBuilder &builder, Operation *op,
-                         Value threadId, Value cRegisters,
-                         Value aRegisters) const {
-    auto gemm = cast<GemmOp>(op);
-    std::string message;
-    FailureOr<WarpPartition> partition = getMfmaPartition(gemm, message);
-    if (failed(partition))
-      return gemm.emitError() << "T.gemm does not run on MFMA: " << message;
-    emitMfmaGemm(builder, gemm, *partition, threadId, cRegisters, aRegisters);
-    return success();
   }
 };
 

@@ -12,6 +12,7 @@
 #include "tilec/Dialect/Tile/IR/TileDialect.h"
 #include "tilec/Dialect/Tile/IR/TileOps.h"
 #include "tilec/Dialect/Tile/Transforms/Utils.h"
+#include "tilec/Dialect/Tile/Transforms/WarpTiledInstruction.h"
 
 #include "mlir/IR/DialectRegistry.h"
 
@@ -30,47 +31,25 @@ std::pair<int64_t, int64_t> getAccumulatorShape(GemmOp gemm) {
   return {type.getDimSize(0), type.getDimSize(1)};
 }
 
-/// The split of the accumulator over the block's warps in whole m16n8
-/// tiles; the message says why there is none.
-FailureOr<WarpPartition> getMmaSyncPartition(GemmOp gemm,
-                                             std::string &message) {
-  return computeGemmWarpPartition(gemm, /*atomN=*/8, "warp", message);
-}
-
 struct MmaSyncModel
-    : public MatrixInstructionAttrInterface::ExternalModel<MmaSyncModel,
-                                                           MmaSyncAttr> {
+    : public WarpTiledInstructionModel<MmaSyncModel, MmaSyncAttr> {
+  static constexpr llvm::StringLiteral kName = "mma.sync";
+  static constexpr int64_t kAtomN = 8;
+  static constexpr llvm::StringLiteral kUnit = "warp";
+  static constexpr auto makeAccumulatorLayout = makeMmaAccumulatorLayout;
+  static constexpr auto makeOperandALayout = makeMmaOperandALayout;
+  static constexpr auto emit = emitMmaGemm;
+
   bool runsGemm(Attribute, Operation *op, std::string &warning) const {
     auto gemm = cast<GemmOp>(op);
     if (!isMmaSyncGemm(gemm))
       return false;
     std::string message;
-    if (failed(getMmaSyncPartition(gemm, message))) {
+    if (failed(getPartition(gemm, message))) {
       warning = "T.gemm runs on CUDA cores, not tensor cores: " + message;
       return false;
     }
     return true;
-  }
-
-  FragmentLayoutAttr getAccumulatorLayout(Attribute, Operation *op) const {
-    auto gemm = cast<GemmOp>(op);
-    std::string message;
-    FailureOr<WarpPartition> partition = getMmaSyncPartition(gemm, message);
-    if (failed(partition))
-      return {};
-    auto [m, n] = getAccumulatorShape(gemm);
-    return makeMmaAccumulatorLayout(gemm.getContext(), m, n, *partition);
-  }
-
-  FragmentLayoutAttr getOperandALayout(Attribute, Operation *op) const {
-    auto gemm = cast<GemmOp>(op);
-    std::string message;
-    FailureOr<WarpPartition> partition = getMmaSyncPartition(gemm, message);
-    if (failed(partition) || gemm.getTransposeA())
-      return {};
-    auto aType = cast<MemRefType>(gemm.getA().getType());
-    return makeMmaOperandALayout(gemm.getContext(), aType.getDimSize(0),
-                                 aType.getDimSize(1), *partition);
   }
 
   void chooseSharedLayouts(Attribute, Operation *op) const {
@@ -86,18 +65,6 @@ struct MmaSyncModel
                                   type.getElementTypeBitWidth() / 8))
         setSwizzledLayout(alloc, swizzle);
     }
-  }
-
-  LogicalResult emitGemm(Attribute, OpBuilder &builder, Operation *op,
-                         Value threadId, Value cRegisters,
-                         Value aRegisters) const {
-    auto gemm = cast<GemmOp>(op);
-    std::string message;
-    FailureOr<WarpPartition> partition = getMmaSyncPartition(gemm, message);
-    if (failed(partition))
-      return gemm.emitError() << "T.gemm does not run on mma.sync: " << message;
-    emitMmaGemm(builder, gemm, *partition, threadId, cRegisters, aRegisters);
-    return success();
   }
 };
 
