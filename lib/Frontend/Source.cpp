@@ -53,13 +53,25 @@ mlir::Location TileSource::getLoc(llvm::SMLoc loc) const {
   // SourceMgr finds a column by scanning back to the line's start, which
   // for every token of a long line takes time quadratic in its length.
   llvm::StringRef buffer = getBuffer();
+  const char *pointer = loc.getPointer();
+  // A location in another buffer, such as a -D value evaluated with this
+  // file, is found by the source manager.
+  if (pointer < buffer.begin() || pointer > buffer.end()) {
+    unsigned owner = sourceMgr.FindBufferContainingLoc(loc);
+    if (!owner)
+      return mlir::FileLineColLoc::get(fileName, 0, 0);
+    auto [line, column] = sourceMgr.getLineAndColumn(loc, owner);
+    return mlir::FileLineColLoc::get(
+        mlir::StringAttr::get(
+            context, sourceMgr.getMemoryBuffer(owner)->getBufferIdentifier()),
+        line, column);
+  }
   if (lineStarts.empty()) {
     lineStarts.push_back(buffer.begin());
     for (const char &c : buffer)
       if (c == '\n')
         lineStarts.push_back(&c + 1);
   }
-  const char *pointer = loc.getPointer();
   auto next = llvm::upper_bound(lineStarts, pointer);
   unsigned line = next - lineStarts.begin();
   unsigned column = pointer - *std::prev(next) + 1;
