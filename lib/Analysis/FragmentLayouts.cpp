@@ -292,15 +292,20 @@ FragmentLayoutAttr tilec::makeReplicatedLayout(MLIRContext *context,
                                                ArrayRef<int64_t> shape,
                                                int64_t threads) {
   unsigned rank = shape.size();
-  // The slot is the row-major position of the index.
+  // The slot is the row-major position of the index. A layout of one
+  // thread has no replica index: in the map, thread 0 holds each element.
+  bool replicated = threads > 1;
   AffineExpr slot = flattenRows(shape, rank, context);
-  AffineExpr replica = getAffineDimExpr(rank, context);
-  AffineMap map = AffineMap::get(rank + 1, 0, {replica, slot}, context);
+  AffineExpr replica = replicated ? getAffineDimExpr(rank, context)
+                                  : getAffineConstantExpr(0, context);
+  AffineMap map =
+      AffineMap::get(rank + replicated, 0, {replica, slot}, context);
   AffineExpr t = getAffineDimExpr(0, context);
   AffineExpr s = getAffineDimExpr(1, context);
   SmallVector<AffineExpr> inverse;
   unflattenRows(shape, s, inverse);
-  inverse.push_back(t);
+  if (replicated)
+    inverse.push_back(t);
   int64_t elements = 1;
   for (int64_t extent : shape)
     elements *= extent;
