@@ -58,7 +58,7 @@ static LogicalResult compileForTargets(ModuleOp module,
     // Each target may launch the kernels its own way (block, shared memory,
     // tensor maps); what the caller passes must not differ.
     auto sameInterface = [](const KernelInfo &a, const KernelInfo &b) {
-      return a.name == b.name && a.params == b.params &&
+      return a.name == b.name && a.symbol == b.symbol && a.params == b.params &&
              a.grid[0] == b.grid[0] && a.grid[1] == b.grid[1] &&
              a.grid[2] == b.grid[2];
     };

@@ -432,6 +432,7 @@ describeSignature(func::FuncOp func,
                   function_ref<unsigned(unsigned)> alignmentOf) {
   KernelInfo kernel;
   kernel.name = func.getSymName().str();
+  kernel.symbol = kernel.name;
   auto argNames = func->getAttrOfType<ArrayAttr>("tile.arg_names");
   for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
     KernelParamInfo param;
@@ -527,6 +528,7 @@ FailureOr<ModuleInfo> tilec::describeKernels(ModuleOp module,
     if (failed(described))
       return failure();
     KernelInfo kernel = std::move(*described);
+    kernel.symbol = gpuFunc.getName().str();
 
     for (unsigned i = func.getNumArguments(); i < gpuFunc.getNumArguments();
          ++i) {

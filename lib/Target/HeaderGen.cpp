@@ -406,7 +406,7 @@ void HeaderWriter::writeGetFunctions(raw_ostream &os) const {
     if (index)
       os << "  if (err == " << api.success << ")\n  ";
     os << "  err = " << api.getFunction << "(&entry->functions[" << index
-       << "], module, \"" << kernel.name << "\");\n";
+       << "], module, \"" << kernel.symbol << "\");\n";
     // Static shared memory counts against the default too (ptxas gives
     // the dynamic-memory symbol a byte), so the opt-in starts a KiB early.
     int64_t most = 0;

@@ -80,6 +80,7 @@ ModuleInfo makeGemmModule(Runtime runtime) {
 
   KernelInfo gemm;
   gemm.name = "gemm_main";
+  gemm.symbol = "gemm_main";
   // A: [m, 256], B: [256, n], C: [m, n]; m and n are params 4 and 5.
   gemm.params = {tensor("A", "uint16_t", 2, 16, {dimRef(4), 256}),
                  tensor("B", "uint16_t", 2, 16, {256, dimRef(5)}),
@@ -99,6 +100,7 @@ ModuleInfo makeGemmModule(Runtime runtime) {
 
   KernelInfo scale;
   scale.name = "scale";
+  scale.symbol = "scale";
   scale.params = {tensor("X", "float", 4, 4, {dimRef(1), 64}),
                   dim("n"),
                   scalar("a", "double"),
@@ -131,6 +133,7 @@ ModuleInfo makeEdgeModule(Runtime runtime) {
 
   KernelInfo keywords;
   keywords.name = "keywords";
+  keywords.symbol = "keywords";
   keywords.params = {tensor("int", "float", 4, 8, {dimRef(1), dimRef(4)}),
                      dim("float"),
                      scalar("char", "int8_t"),
@@ -147,11 +150,13 @@ ModuleInfo makeEdgeModule(Runtime runtime) {
 
   KernelInfo noop;
   noop.name = "noop";
+  noop.symbol = "noop";
 
   // Noop's grid holds names that the header's expressions use; its
   // parameters are narrower than the grid's arithmetic, or reserved.
   KernelInfo upperNoop;
   upperNoop.name = "Noop";
+  upperNoop.symbol = "Noop";
   upperNoop.params = {
       scalar("int64_t", "int32_t"), scalar("INT64_C", "int16_t"),
       scalar("__LINE__", "int64_t"), scalar("CU_LAUNCH_PARAM_END", "int32_t"),
@@ -162,6 +167,7 @@ ModuleInfo makeEdgeModule(Runtime runtime) {
 
   KernelInfo huge;
   huge.name = "huge";
+  huge.symbol = "huge";
   huge.params = {tensor("T", "uint8_t", 1, 1, {65536, 65536})};
 
   module.kernels = {keywords, noop, upperNoop, huge};
@@ -646,6 +652,7 @@ TEST(HeaderGenTest, NoParameterTakesANameOfTheHeader) {
     // A kernel whose parameters have all those names.
     KernelInfo probe;
     probe.name = "probe";
+    probe.symbol = "probe";
     for (const auto &name : names)
       probe.params.push_back(scalar(name.getKey(), "int32_t"));
     module.kernels.push_back(probe);

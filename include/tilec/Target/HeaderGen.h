@@ -73,6 +73,9 @@ struct TensorMapInfo {
 
 struct KernelInfo {
   std::string name;
+  /// The kernel's name in the binary: `name`, unless the device's assembler
+  /// or libraries take that.
+  std::string symbol;
   std::vector<KernelParamInfo> params;
   /// The tensor maps the kernel takes after its parameters, in order.
   std::vector<TensorMapInfo> tensorMaps;
@@ -91,8 +94,8 @@ struct KernelInfo {
     for (int i = 0; i < 3; ++i)
       if (grid[i] != other.grid[i] || threads[i] != other.threads[i])
         return false;
-    return name == other.name && params == other.params &&
-           tensorMaps == other.tensorMaps &&
+    return name == other.name && symbol == other.symbol &&
+           params == other.params && tensorMaps == other.tensorMaps &&
            sharedMemoryBytes == other.sharedMemoryBytes;
   }
 };

@@ -127,6 +127,26 @@ void lowerWarpSpecialize(WarpSpecializeOp split, int64_t consumers) {
   split.erase();
 }
 
+/// The name of kernel `func` in the binary: its own, unless an assembler or
+/// a device library takes it (PTX reads `_` as no identifier and predefines
+/// `WARP_SZ`; names that begin with `__` are the libraries'), then a name
+/// that no other symbol of the module or of `gpuModule` has.
+std::string getDeviceSymbol(func::FuncOp func, gpu::GPUModuleOp gpuModule) {
+  StringRef name = func.getSymName();
+  if (name != "_" && name != "WARP_SZ" && !name.starts_with("__"))
+    return name.str();
+  Operation *module = func->getParentOp();
+  for (unsigned attempt = 0;; ++attempt) {
+    std::string symbol = "tilec_kernel";
+    if (attempt)
+      symbol += std::to_string(attempt);
+    symbol += "_" + name.str();
+    if (!SymbolTable::lookupSymbolIn(module, symbol) &&
+        !SymbolTable::lookupSymbolIn(gpuModule, symbol))
+      return symbol;
+  }
+}
+
 /// Allocates the kernel's stack buffers (local buffers, variables and
 /// fragment registers) once, at its start, in the private address space.
 /// LLVM takes an alloca anywhere else for a dynamic one, and AMDGPU selects
@@ -307,8 +327,9 @@ LogicalResult KernelOutliner::run() {
   if (mapWalk.wasInterrupted())
     return failure();
   OpBuilder mb = OpBuilder::atBlockEnd(gpuModule.getBody());
-  auto gpuFunc = gpu::GPUFuncOp::create(mb, loc, func.getSymName(),
-                                        mb.getFunctionType(argTypes, {}));
+  auto gpuFunc =
+      gpu::GPUFuncOp::create(mb, loc, getDeviceSymbol(func, gpuModule),
+                             mb.getFunctionType(argTypes, {}));
   gpuFunc->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
                    UnitAttr::get(context));
   // A producer warpgroup comes after the kernel's threads.
