@@ -409,10 +409,15 @@ LogicalResult KernelOutliner::run() {
   Block &body = kernel.getBody().front();
   auto swizzleOps = llvm::to_vector(body.getOps<UseSwizzleOp>());
   if (!swizzleOps.empty() && blockIds.size() >= 2) {
-    Value gx = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
-    Value gy = gpu::GridDimOp::create(b, loc, gpu::Dimension::y);
-    std::tie(blockIds[0], blockIds[1]) =
-        swizzleOps.front().emitRemap(b, loc, blockIds[0], blockIds[1], gx, gy);
+    // The grid's extents as the launch computes them, not gpu.grid_dim:
+    // they fold when constant, and ROCDL's lowering of gpu.grid_dim mixes
+    // i32 and i64 in LLVM 22.
+    FailureOr<Value> gx = import(kernel.getGrid()[0], b);
+    FailureOr<Value> gy = import(kernel.getGrid()[1], b);
+    if (failed(gx) || failed(gy))
+      return failure();
+    std::tie(blockIds[0], blockIds[1]) = swizzleOps.front().emitRemap(
+        b, loc, blockIds[0], blockIds[1], *gx, *gy);
   }
   for (UseSwizzleOp op : swizzleOps)
     op.erase();
