@@ -84,7 +84,7 @@ ELEMENT_DTYPES = (["float32"] * 6 + ["float16"] * 4 + ["bfloat16"] * 3 +
                    "uint32", "uint16", "half", "float", "float8_e4m3fn",
                    "float8_e4m3fnuz", "float8_e5m2fnuz", "e4m3_float8", "double",
                    "int"])
-# Narrower than a byte: read and written element by element (KNOWN_BUGS).
+# Narrower than a byte: read and written element by element.
 SUBBYTE_DTYPES = ["bool", "int4"]
 ACCUM_DTYPES = ["float32"] * 5 + ["float16", "bfloat16", "int32", "float64"]
 SCALAR_DTYPES = ["int32", "int32", "int64", "float32", "float32", "float64",
@@ -102,21 +102,12 @@ BYTES = {"float16": 2, "bfloat16": 2, "float32": 4, "float64": 8, "int8": 1,
 # write what it left out, and keep a kernel that showed it in
 # test/fuzz/regressions/ as random-SEED-ORACLE.tile.
 KNOWN_BUGS = {
-    "amd-O0": "-O0 on AMD targets: a fragment's alloca reaches instruction "
-              "selection ('Cannot select: FrameIndex')",
-    "amd-alloca": "on AMD targets, a buffer allocated after a statement that "
-                  "branches (a guarded copy) is a dynamic alloca, which "
-                  "instruction selection rejects ('Cannot select: dynamic_stackalloc')",
     "uniform-store": "a store that every thread makes alike, of a run-time "
                      "value (`D[0] = bx`), is reported as a race when the kernel "
                      "also has a T.Parallel loop or a T.copy",
     "pipelined-order": "T.Pipelined with order= and stage= on a GPU target: "
                        "tile-pipeline leaves a loop whose schedule no longer "
                        "matches its body (internal error)",
-    "subbyte-vector": "on GPU targets, a vector access of bool or int4 "
-                      "elements (T.copy, or a T.Parallel loop's store) has "
-                      "alignment 0: tile-distribute leaves invalid IR "
-                      "(internal error)",
     "amd-fp8-slow": "on AMD targets, a gemm of OCP 8-bit floats with a "
                     "transposed operand takes the back end about 9 s for "
                     "1024 multiply-adds per thread",
@@ -124,9 +115,6 @@ KNOWN_BUGS = {
                      "multiply-adds per thread in a loop of two or four "
                      "iterations takes the back end minutes at -O1, and "
                      "8-bit float gemms take seconds for 1024",
-    "amd-swizzle": "on AMD targets, T.use_swizzle in a grid with a run-time "
-                   "extent multiplies an i32 by an i64 ('Failed creating the "
-                   "llvm::Module')",
 }
 
 # Names in code, but not attributes (T.exp): what an expression reads.
@@ -220,10 +208,9 @@ class Kernel:
         self.outputs = []         # (name, T.empty call) of eager kernels
         self.lines = []
         # Buffers declared at the top of the kernel rather than where first
-        # used: always on AMD, where KNOWN_BUGS["amd-alloca"] needs it.
+        # used.
         self.decls = []
-        self.hoist = (self.rng.random() < 0.3 or
-                      (gen.vendor == "amd" and gen.avoids("amd-alloca")))
+        self.hoist = self.rng.random() < 0.3
         self.frag_elems = 0       # fragment elements per thread, all fragments
         self.shared_bytes = 0
         self.target = gen.target
@@ -337,10 +324,6 @@ class Generator:
         (nothing, once the entry is gone)."""
         return self.avoid_known and bug in KNOWN_BUGS
 
-    def subbyte_ok(self):
-        """Whether tensors of bool or int4 elements may be written."""
-        return self.vendor == "host" or not self.avoids("subbyte-vector")
-
     # Targets and options.
     def choose_target(self):
         rng = self.rng
@@ -388,10 +371,7 @@ class Generator:
         if kind == "ptx-header" or (kind in ("cubin", "hsaco", "obj") and rng.random() < 0.2):
             opts += ["--header", f"{stem}_api.h"]
         if rng.random() < 0.3:
-            level = rng.randint(0, 3)
-            if level == 0 and self.vendor == "amd" and self.avoids("amd-O0"):
-                level = 1
-            opts += [f"-O{level}"]
+            opts += [f"-O{rng.randint(0, 3)}"]
         if rng.random() < 0.2:
             opts += [rng.choice(["--fast-math", "--no-fma"])]
         if self.vendor == "nvidia":
@@ -564,9 +544,7 @@ class Generator:
             threads = f"({32}, {k.threads // 32})"
         bind = binds[0] if len(binds) == 1 and rng.random() < 0.7 else f"({', '.join(binds)})"
         k.emit(1, f"with T.Kernel({', '.join(grid)}, threads={threads}) as {bind}:")
-        dynamic_grid = k.N.dynamic or (k.M is not None and k.M.dynamic)
-        if (k.rank >= 2 and rng.random() < 0.1 and
-                not (dynamic_grid and self.vendor == "amd" and self.avoids("amd-swizzle"))):
+        if k.rank >= 2 and rng.random() < 0.1:
             k.emit(2, f"T.use_swizzle(panel_size={rng.choice([2, 4, 10])})")
         for d in (k.M, k.N):
             if d is not None and d.dynamic and rng.random() < 0.3:
@@ -855,7 +833,7 @@ class Generator:
         frags = []                # (buffer, its dtype)
         for _ in range(n_in):
             dtype = rng.choice(ELEMENT_DTYPES)
-            if rng.random() < 0.05 and self.subbyte_ok():
+            if rng.random() < 0.05:
                 dtype = rng.choice(SUBBYTE_DTYPES)
             x = k.tensor(self.full_shape(k), dtype)
             src = self.origin(k, x)
@@ -963,7 +941,7 @@ class Generator:
         self.maybe_scalar(k)
         ins = []
         def dtype():
-            if rng.random() < 0.08 and self.subbyte_ok():
+            if rng.random() < 0.08:
                 return rng.choice(SUBBYTE_DTYPES)
             return rng.choice(ELEMENT_DTYPES)
         for _ in range(rng.randint(1, 2)):
