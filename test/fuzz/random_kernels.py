@@ -1204,8 +1204,6 @@ class Generator:
 
     def section_local(self, k):
         rng = self.rng
-        if k.threads == 1 and self.avoids("local-one-thread"):
-            return False
         size = rng.choice([2, 4, 8, 16])
         dtype = rng.choice(["float32", "int32", "float16"])
         table = k.tensor([Dim(str(size), size)], dtype)
