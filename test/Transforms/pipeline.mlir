@@ -147,3 +147,37 @@ func.func @copy_first(%a: memref<64x64xf16>, %b: memref<64x64xf16>) {
   }
   return
 }
+
+// -----
+
+// A hand-written order and stage name the statements as written: the pass
+// pipelines the loop on its own schedule and drops them, on every target,
+// since the body no longer has those statements.
+// CHECK-LABEL: func.func @hand_schedule
+// CHECK: tile.pipelined %{{.*}} = %c0 to %c4 stages(2) {
+// CHECK: tile.copy async
+// SYNC-LABEL: func.func @hand_schedule
+// SYNC: tile.pipelined %{{.*}} = %c0 to %c4 stages(2) {
+// SYNC-NOT: async
+func.func @hand_schedule(%a: memref<128x64xi8>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c16 = arith.constant 16 : index
+  tile.kernel blocks(%bx) in (%c1) threads(128) {
+    %s = tile.alloc_shared : memref<64x16xi8, #tile.shared>
+    %acc = tile.alloc_fragment : memref<64x16xf32, #tile.fragment>
+    tile.pipelined %k = %c0 to %c4 stages(2) order [1, 0] stage [0, 1] {
+      %o = arith.muli %k, %c16 : index
+      tile.copy %a[0, %o] [64, 16] to %s : memref<128x64xi8>, memref<64x16xi8, #tile.shared>
+      tile.parallel (%i, %j) in (64, 16) {
+        %x = memref.load %acc[%i, %j] : memref<64x16xf32, #tile.fragment>
+        %y = memref.load %s[%i, %j] : memref<64x16xi8, #tile.shared>
+        %z = arith.sitofp %y : i8 to f32
+        %w = arith.addf %x, %z : f32
+        memref.store %w, %acc[%i, %j] : memref<64x16xf32, #tile.fragment>
+      }
+    }
+  }
+  return
+}

@@ -92,6 +92,21 @@ func.func @same_element(%a: memref<128xf32>, %b: memref<1xf32>) attributes {tile
 
 // -----
 
+// Every thread of a block writes its block's index to D[0]: alike inside
+// the block, a race between blocks.
+func.func @uniform_between_blocks(%d: memref<1xi32>) attributes {tile.arg_names = ["D"]} {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  tile.kernel blocks(%bx) in (%c4) threads(128) {
+    %v = arith.index_cast %bx : index to i32
+    // expected-error@+1 {{this write to 'D' races: thread 0 of block bx = 0 and thread 0 of block bx = 1 both write element [0]; give each element one writer, or make the write atomic (T.atomic_add)}}
+    memref.store %v, %d[%c0] : memref<1xi32>
+  }
+  return
+}
+
+// -----
+
 // Stages of a shared buffer are views of it: stage 1's row 0 is the
 // buffer's row 1, which thread 0 also writes through stage 0 (rows
 // overlap since the view starts one row in).
@@ -126,7 +141,7 @@ func.func @neighbours(%a: memref<128xf32>, %b: memref<129xf32>) attributes {tile
   tile.kernel blocks(%bx) in (%c1) threads(128) {
     %t = gpu.thread_id x upper_bound 128
     %x = memref.load %a[%t] : memref<128xf32>
-    // expected-error@+1 {{this write to 'B' races with the one at line 133: thread 1 here and thread 0 there, of block bx = 0, both write element [1]; give each element one writer, or make the writes atomic (T.atomic_add)}}
+    // expected-error@+1 {{this write to 'B' races with the one at line 148: thread 1 here and thread 0 there, of block bx = 0, both write element [1]; give each element one writer, or make the writes atomic (T.atomic_add)}}
     memref.store %x, %b[%t] : memref<129xf32>
     %u = arith.addi %t, %c1 : index
     // expected-note@+1 {{the other write}}

@@ -106,6 +106,28 @@ func.func @uniform(%b: memref<1xf32>) attributes {tile.arg_names = ["B"]} {
 
 // -----
 
+// Every thread of block bx writes bx to D[bx], as `D[bx] = bx` outside
+// T.Parallel: the block makes the write once, and blocks write apart.
+func.func @uniform_in_block(%a: memref<512xf32>, %d: memref<4xi32>) attributes {tile.arg_names = ["A", "D"]} {
+  %c4 = arith.constant 4 : index
+  %c128 = arith.constant 128 : index
+  // expected-remark@+1 {{races of this kernel's 2 writes: 2 proved free}}
+  tile.kernel blocks(%bx) in (%c4) threads(128) {
+    %t = gpu.thread_id x upper_bound 128
+    %base = arith.muli %bx, %c128 : index
+    %i = arith.addi %base, %t : index
+    %x = memref.load %a[%i] : memref<512xf32>
+    // expected-remark@+1 {{this write to 'A' is proved free of races}}
+    memref.store %x, %a[%i] : memref<512xf32>
+    %v = arith.index_cast %bx : index to i32
+    // expected-remark@+1 {{this write to 'D' is proved free of races}}
+    memref.store %v, %d[%bx] : memref<4xi32>
+  }
+  return
+}
+
+// -----
+
 // An element from memory: nothing to prove it with, and nothing to report.
 func.func @scatter(%a: memref<128xf32>, %i: memref<128xi32>, %b: memref<128xf32>) attributes {tile.arg_names = ["A", "I", "B"]} {
   %c1 = arith.constant 1 : index

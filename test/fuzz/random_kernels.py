@@ -102,12 +102,6 @@ BYTES = {"float16": 2, "bfloat16": 2, "float32": 4, "float64": 8, "int8": 1,
 # write what it left out, and keep a kernel that showed it in
 # test/fuzz/regressions/ as random-SEED-ORACLE.tile.
 KNOWN_BUGS = {
-    "uniform-store": "a store that every thread makes alike, of a run-time "
-                     "value (`D[0] = bx`), is reported as a race when the kernel "
-                     "also has a T.Parallel loop or a T.copy",
-    "pipelined-order": "T.Pipelined with order= and stage= on a GPU target: "
-                       "tile-pipeline leaves a loop whose schedule no longer "
-                       "matches its body (internal error)",
     "amd-fp8-slow": "on AMD targets, a gemm of OCP 8-bit floats with a "
                     "transposed operand takes the back end about 9 s for "
                     "1024 multiply-adds per thread",
@@ -1107,8 +1101,7 @@ class Generator:
         ko = k.local("ko")
         if rng.random() < 0.8:
             schedule = ""
-            if (stages >= 2 and rng.random() < 0.25 and
-                    (self.vendor == "host" or not self.avoids("pipelined-order"))):
+            if stages >= 2 and rng.random() < 0.25:
                 # A hand-written schedule of the body's two statements.
                 order = rng.choice([[0, 1], [1, 0]])
                 schedule = f", order={order}, stage={[0, rng.randint(0, stages - 1)]}"
@@ -1164,13 +1157,7 @@ class Generator:
             k.emit(depth + 1, f"{v} = {v} {'* 0.5' if is_float(dtype) else '// 2'}")
         y = k.tensor(self.full_shape(k), rng.choice(["float32", "int32", "float16", "int64"]))
         store = f"{y}[{lead}{row}{k.bx} * {k.bN}] = {v}"
-        if self.avoids("uniform-store"):
-            # Written by one thread rather than by all alike: see KNOWN_BUGS.
-            t = k.local("t")
-            k.emit(2, f"for {t} in T.Parallel(1):")
-            k.emit(3, store)
-        else:
-            k.emit(2, store)
+        k.emit(2, store)
         return True
 
     def section_atomic(self, k):

@@ -28,7 +28,9 @@ def TilecFastMath : Pass<"tilec-fast-math"> {
 
     With `nvvm-ftz`, a gpu.module also gets the `nvvm-reflect-ftz` module
     flag, through which libdevice's functions (`__nv_exp2f`, ...) choose
-    their flushing variants (`ex2.approx.ftz.f32`).
+    their flushing variants (`ex2.approx.ftz.f32`), and bf16 comparisons
+    are made in f32: NVPTX would give them the f32 flushing modifier,
+    which PTX has no bf16 comparison with.
   }];
   let options = [
     Option<"nvvmFtz", "nvvm-ftz", "bool", "false",

@@ -746,13 +746,18 @@ struct PipelinePass : public tilec::tile::impl::TilePipelineBase<PipelinePass> {
     bool asyncCopies = target.has(TargetFeature::AsyncCopy);
     bool tma = target.has(TargetFeature::Tma);
     bool warpSpecialize = tma && target.has(TargetFeature::WarpSpecialization);
-    if (!asyncCopies && !registerStages)
-      return;
+    // The schedule is this pass's own: a hand-written order and stage,
+    // which name the body's statements as written, would no longer match
+    // the body once it is pipelined or its copies are lowered.
     SmallVector<PipelinedOp> loops;
     getOperation().walk([&](PipelinedOp loop) {
+      loop.removeOrderAttr();
+      loop.removeStageAttr();
       if (loop.getNumStages() >= 2)
         loops.push_back(loop);
     });
+    if (!asyncCopies && !registerStages)
+      return;
     for (PipelinedOp loop : loops) {
       // wgmma reads shared memory through the async proxy, which cp.async's
       // writes must be fenced for.

@@ -952,11 +952,15 @@ void RaceVerifier::checkPair(Write &first, Write &second) {
     return;
   Variation variation = variationOf(first);
   variation |= variationOf(second);
-  // Every thread writes the same value to the same element, as statements
-  // outside T.Parallel do: not a race.
-  if (isUniform(first) && isUniform(second) &&
+  // Every thread of a block writes the same value to the same element, as
+  // statements outside T.Parallel do: not a race inside the block. Such a
+  // global write that depends on the block index can still collide with
+  // another block's.
+  bool alikeInBlock =
+      !variation.thread &&
       (self || (first.value && first.value == second.value &&
-                first.indexValues == second.indexValues)))
+                first.indexValues == second.indexValues));
+  if (alikeInBlock && (first.shared || !variation.block))
     return;
   if (!self && pairQueries >= kMaxPairQueries) {
     first.unsupported = true;
@@ -965,7 +969,9 @@ void RaceVerifier::checkPair(Write &first, Write &second) {
   // Blocks have shared memory of their own; every thread runs a uniform
   // write, so two of a block can collide.
   bool betweenBlocks = !first.shared && (variation.thread || variation.block);
-  SmallVector<Concurrency> cases = possibleConcurrencies(first, second);
+  SmallVector<Concurrency> cases;
+  if (!alikeInBlock)
+    cases = possibleConcurrencies(first, second);
   if (betweenBlocks)
     cases.push_back({false, {}, {}, true});
   for (const Concurrency &concurrency : cases) {

@@ -88,6 +88,10 @@ def TilePipeline : Pass<"tile-pipeline", "mlir::func::FuncOp"> {
     effects go to the consumers; what the producer needs must not depend on
     them. A single warpgroup keeps its first thread issuing: its blocks are
     small enough for several to share a multiprocessor.
+
+    The schedule is the pass's own: a loop's hand-written `order` and
+    `stage`, which name the statements of the body as written, are
+    removed from every `tile.pipelined` loop, pipelined or not.
   }];
   let options = [
     Option<"registerStages", "register-stages", "bool", "false",
