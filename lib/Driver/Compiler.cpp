@@ -189,8 +189,10 @@ addSerialization(PassManager &pm, const CompileOptions &options, bool binary) {
                  << "'; give the toolkit with --cuda-path\n";
     return failure();
   }
-  return addPipeline(pm, std::string("gpu-module-to-binary{format=") +
+  bool nvidiaFlushes = options.target->isNVIDIA() && options.fastMath;
+  return addPipeline(pm, std::string("tilec-gpu-module-to-binary{format=") +
                              (binary ? "bin" : "isa") + " toolkit=" + toolkit +
+                             (nvidiaFlushes ? " bf16-compares-in-f32=1" : "") +
                              "}");
 }
 

@@ -39,11 +39,8 @@ struct FastMathPass : public tilec::impl::TilecFastMathBase<FastMathPass> {
       if (auto math = dyn_cast<arith::ArithFastMathInterface>(op))
         op->setAttr(math.getFastMathAttrName(), fast);
     });
-    if (!nvvmFtz)
-      return;
-    compareBf16InF32();
     auto module = dyn_cast<gpu::GPUModuleOp>(getOperation());
-    if (!module)
+    if (!nvvmFtz || !module)
       return;
     // libdevice's functions (__nv_exp2f, ...) pick their flushing variants
     // by __nvvm_reflect("__CUDA_FTZ"), which reads this module flag.
@@ -53,42 +50,6 @@ struct FastMathPass : public tilec::impl::TilecFastMathBase<FastMathPass> {
         b.getArrayAttr({LLVM::ModuleFlagAttr::get(
             context, LLVM::ModFlagBehavior::Override,
             b.getStringAttr("nvvm-reflect-ftz"), b.getI32IntegerAttr(1))}));
-  }
-
-  /// NVPTX gives a bf16 comparison the f32 flushing modifier, which PTX
-  /// does not have for bf16 (`setp.gt.ftz.bf16`): compare in f32, which
-  /// every bf16 value converts to exactly. The conversion is made of
-  /// integer operations, which LLVM does not fold back into a bf16
-  /// comparison as it does an fpext.
-  void compareBf16InF32() {
-    SmallVector<arith::CmpFOp> compares;
-    getOperation()->walk([&](arith::CmpFOp compare) {
-      if (getElementTypeOrSelf(compare.getLhs().getType()).isBF16())
-        compares.push_back(compare);
-    });
-    for (arith::CmpFOp compare : compares) {
-      OpBuilder b(compare);
-      Location loc = compare.getLoc();
-      auto like = [&](Type element) -> Type {
-        if (auto vector = dyn_cast<VectorType>(compare.getLhs().getType()))
-          return vector.clone(element);
-        return element;
-      };
-      Type bits16 = like(b.getI16Type());
-      Type bits32 = like(b.getI32Type());
-      TypedAttr shift = b.getI32IntegerAttr(16);
-      if (auto vector = dyn_cast<VectorType>(bits32))
-        shift = DenseElementsAttr::get(vector, shift);
-      Value sixteen = arith::ConstantOp::create(b, loc, shift);
-      auto widen = [&](Value value) -> Value {
-        Value bits = arith::BitcastOp::create(b, loc, bits16, value);
-        Value wide = arith::ExtUIOp::create(b, loc, bits32, bits);
-        Value high = arith::ShLIOp::create(b, loc, wide, sixteen);
-        return arith::BitcastOp::create(b, loc, like(b.getF32Type()), high);
-      };
-      compare.getLhsMutable().assign(widen(compare.getLhs()));
-      compare.getRhsMutable().assign(widen(compare.getRhs()));
-    }
   }
 };
 

@@ -28,9 +28,7 @@ def TilecFastMath : Pass<"tilec-fast-math"> {
 
     With `nvvm-ftz`, a gpu.module also gets the `nvvm-reflect-ftz` module
     flag, through which libdevice's functions (`__nv_exp2f`, ...) choose
-    their flushing variants (`ex2.approx.ftz.f32`), and bf16 comparisons
-    are made in f32: NVPTX would give them the f32 flushing modifier,
-    which PTX has no bf16 comparison with.
+    their flushing variants (`ex2.approx.ftz.f32`).
   }];
   let options = [
     Option<"nvvmFtz", "nvvm-ftz", "bool", "false",
@@ -89,6 +87,32 @@ def TilecExpandFp8 : Pass<"tilec-expand-fp8"> {
     it to f32 around `arith.extf` and `arith.truncf`.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
+def TilecGpuModuleToBinary : Pass<"tilec-gpu-module-to-binary"> {
+  let summary = "Compile gpu.modules to binaries, around back-end problems";
+  let description = [{
+    Upstream's `gpu-module-to-binary` (each `gpu.module` through LLVM's
+    NVPTX or AMDGPU back end, then ptxas or lld, into a `gpu.binary`), with
+    repairs of the optimized LLVM module before code generation where a
+    back end gets it wrong:
+
+    - `bf16-compares-in-f32` makes bf16 comparisons in f32, to which bf16
+      values extend exactly: LLVM 22's NVPTX back end gives bf16
+      comparisons the f32 flushing modifier in kernels that flush
+      (`--fast-math`), and ptxas rejects `setp.gt.ftz.bf16`. It cannot be
+      done earlier, as the optimizer folds a comparison of extended values
+      back into a bf16 one.
+  }];
+  let options = [
+    Option<"toolkit", "toolkit", "std::string", /*default=*/"\"\"",
+           "The CUDA toolkit or the ROCm directory">,
+    Option<"format", "format", "std::string", /*default=*/"\"bin\"",
+           "What to make: bin (cubin, hsaco) or isa (PTX, AMDGPU assembly)">,
+    Option<"bf16ComparesInF32", "bf16-compares-in-f32", "bool",
+           /*default=*/"false",
+           "Make bf16 comparisons in f32 (NVIDIA, flushing kernels)">,
+  ];
 }
 
 def TilecTestInjectFault : Pass<"tilec-test-inject-fault", "mlir::ModuleOp"> {
