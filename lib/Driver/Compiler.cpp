@@ -101,6 +101,8 @@ static void addTilePipeline(PassManager &pm, const CompileOptions &options) {
   fpm.addPass(createCSEPass());
   if (options.verify)
     addAccessVerifiers(fpm, options, /*alignment=*/true);
+  if (options.target->isNVIDIA())
+    fpm.addPass(createConvertTileToNVVM());
   pm.addPass(createConvertTileToGPU());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

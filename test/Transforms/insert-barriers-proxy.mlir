@@ -8,12 +8,12 @@
 // CHECK: tile.serial
 // CHECK-NEXT: gpu.barrier
 // CHECK-NEXT: tile.copy
-// CHECK-NEXT: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK-NEXT: tile.fence_async_shared
 // CHECK-NEXT: gpu.barrier
 // CHECK-NEXT: tile.gemm
-// CHECK-NOT: nvvm.fence.proxy
+// CHECK-NOT: tile.fence_async_shared
 // PLAIN-LABEL: func.func @fence
-// PLAIN-NOT: nvvm.fence.proxy
+// PLAIN-NOT: tile.fence_async_shared
 func.func @fence(%a: memref<128x32xf16>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -38,11 +38,11 @@ func.func @fence(%a: memref<128x32xf16>) {
 // CHECK-NEXT: arith.muli
 // CHECK-NEXT: gpu.barrier
 // CHECK-NEXT: tile.copy %{{.*}} to %{{.*}} :
-// CHECK-NEXT: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK-NEXT: tile.fence_async_shared
 // CHECK-NEXT: gpu.barrier
 // CHECK-NEXT: tile.copy bulk
 // PLAIN-LABEL: func.func @bulk
-// PLAIN: nvvm.fence.proxy
+// PLAIN: tile.fence_async_shared
 // PLAIN-NEXT: gpu.barrier
 // PLAIN-NEXT: tile.copy bulk
 func.func @bulk(%a: memref<128x64xf16>, %c: memref<1024x64xf16>) {
@@ -66,7 +66,7 @@ func.func @bulk(%a: memref<128x64xf16>, %c: memref<1024x64xf16>) {
 // the body, which writes no shared memory, needs no barrier.
 // CHECK-LABEL: func.func @before_loop
 // CHECK: tile.copy %arg0 to
-// CHECK-NEXT: nvvm.fence.proxy
+// CHECK-NEXT: tile.fence_async_shared
 // CHECK-NEXT: gpu.barrier
 // CHECK-NEXT: tile.serial
 // CHECK-NOT: gpu.barrier

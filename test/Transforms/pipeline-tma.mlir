@@ -17,36 +17,34 @@
 // CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[TID]], %c0
 // CHECK: gpu.barrier
 // CHECK: scf.if %[[FIRST]] {
-// CHECK-COUNT-3: nvvm.mbarrier.init %{{.*}}, %c1_i32 : !llvm.ptr<3>, i32
+// CHECK-COUNT-3: tile.mbarrier_init %[[BARS]][%{{.*}}], 1 : memref<3xi64, #tile.shared>
 // CHECK: }
 // CHECK-NEXT: gpu.barrier
 // CHECK: scf.if
 // CHECK:   scf.if %[[FIRST]] {
-// CHECK:     nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c16384_i32 : !llvm.ptr<3>, i32
+// CHECK:     tile.mbarrier_arrive %[[BARS]][%{{.*}}] expect_bytes 16384 : memref<3xi64, #tile.shared>
 // CHECK:   tile.copy async %arg0[{{.*}}] [128, 32] to %{{.*}} barrier(%[[BARS]][%{{.*}}] : memref<3xi64, #tile.shared>)
 // CHECK:   tile.copy async %arg1[{{.*}}] [32, 128] to %{{.*}} barrier(%[[BARS]][%{{.*}}] : memref<3xi64, #tile.shared>)
 // CHECK: scf.if
-// CHECK:   nvvm.mbarrier.arrive.expect_tx
-// CHECK-NOT: nvvm.cp.async
+// CHECK:   tile.mbarrier_arrive {{.*}} expect_bytes
+// CHECK-NOT: tile.async_
 // CHECK: tile.pipelined %[[K:.*]] = %c0 to %[[N:.*]] stages(3) {
 // CHECK:   %[[IT:.*]] = arith.subi %[[K]], %c0
 // CHECK:   %[[AHEAD:.*]] = arith.addi %[[K]], %c2
 // CHECK:   %[[CUR:.*]] = arith.remui %[[IT]], %c3
 // CHECK:   %[[ROUND:.*]] = arith.divui %[[IT]], %c3
-// CHECK:   %[[PAR:.*]] = arith.remui %[[ROUND]], %c2
-// CHECK:   %[[PARITY:.*]] = arith.index_castui %[[PAR]] : index to i32
-// CHECK:   nvvm.mbarrier.try_wait.parity %{{.*}}, %[[PARITY]], %{{.*}} : !llvm.ptr<3>, i32, i32
+// CHECK:   tile.mbarrier_wait %[[BARS]][%[[CUR]]] phase %[[ROUND]] : memref<3xi64, #tile.shared>
 // CHECK:   %[[A:.*]] = memref.subview %[[AS]][%[[CUR]], 0, 0]
 // CHECK:   tile.gemm %[[A]],
 // CHECK:   gpu.barrier
 // CHECK:   %[[INRANGE:.*]] = arith.cmpi slt, %[[AHEAD]], %[[N]]
 // CHECK:   scf.if %[[INRANGE]] {
-// CHECK:     nvvm.mbarrier.arrive.expect_tx
+// CHECK:     tile.mbarrier_arrive {{.*}} expect_bytes
 // CHECK:     tile.copy async
 // CHECK:     tile.copy async
 // CHECK:   }
 // CHECK-NEXT: }
-// CHECK-NOT: nvvm.cp.async
+// CHECK-NOT: tile.async_
 func.func @gemm(%a: memref<1024x1024xf16>, %b: memref<1024x1024xf16>, %n: index) {
   %c0 = arith.constant 0 : index
   %c8 = arith.constant 8 : index
@@ -72,7 +70,7 @@ func.func @gemm(%a: memref<1024x1024xf16>, %b: memref<1024x1024xf16>, %n: index)
 // CHECK-LABEL: func.func @unaligned_rows
 // CHECK-NOT: mbarrier
 // CHECK: tile.copy async %arg0{{.*}} to %{{[^ ]*}} :
-// CHECK: nvvm.cp.async.commit.group
+// CHECK: tile.async_commit_group
 // CHECK-NOT: mbarrier
 func.func @unaligned_rows(%a: memref<1000x100xf16>, %n: index) {
   %c0 = arith.constant 0 : index
@@ -97,10 +95,10 @@ func.func @unaligned_rows(%a: memref<1000x100xf16>, %n: index) {
 // either: cp.async for both.
 // CHECK-LABEL: func.func @dynamic_and_annotated
 // CHECK-NOT: mbarrier
-// CHECK: nvvm.cp.async.commit.group
+// CHECK: tile.async_commit_group
 // CHECK-LABEL: func.func @annotated
 // CHECK-NOT: mbarrier
-// CHECK: nvvm.cp.async.commit.group
+// CHECK: tile.async_commit_group
 func.func @dynamic_and_annotated(%a: memref<1024x?xf16>, %n: index) {
   %c0 = arith.constant 0 : index
   %c8 = arith.constant 8 : index
@@ -139,9 +137,9 @@ func.func @annotated(%a: memref<1024x1024xf16>, %n: index) {
 // sequence length in [batch, seq, heads, dim]) leave every stride a
 // multiple of 16 bytes whatever their values: TMA.
 // CHECK-LABEL: func.func @dynamic_outer
-// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c8192_i32
+// CHECK: tile.mbarrier_arrive %{{.*}} expect_bytes 8192
 // CHECK: tile.copy async %arg0[0, %{{.*}}, %{{.*}}, 0] [1, 64, 1, 64] to %{{.*}} barrier(
-// CHECK-NOT: nvvm.cp.async.commit.group
+// CHECK-NOT: tile.async_commit_group
 func.func @dynamic_outer(%a: memref<4x?x32x64xf16>, %n: index) {
   %c0 = arith.constant 0 : index
   %c8 = arith.constant 8 : index
@@ -164,7 +162,7 @@ func.func @dynamic_outer(%a: memref<4x?x32x64xf16>, %n: index) {
 // indices) gives way to its stage like any other.
 // CHECK-LABEL: func.func @copy_first
 // CHECK: tile.pipelined
-// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: tile.mbarrier_wait
 // CHECK-NEXT: %[[A:.*]] = memref.subview %{{.*}}[%[[CUR:.*]], 0, 0] [1, 64, 64] [1, 1, 1]
 // CHECK-NEXT: %[[B:.*]] = memref.subview %{{.*}}[%[[CUR]], 0, 0] [1, 64, 64] [1, 1, 1]
 // CHECK-NEXT: tile.gemm %[[A]], %[[B]], %{{.*}} :

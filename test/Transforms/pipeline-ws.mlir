@@ -14,25 +14,26 @@
 // CHECK: %[[EMPTY:.*]] = tile.alloc_shared : memref<3xi64, #tile.shared>
 // CHECK: gpu.thread_id  x upper_bound 384
 // CHECK: gpu.barrier
-// CHECK-COUNT-3: nvvm.mbarrier.init %{{.*}}, %c256_i32
+// CHECK-COUNT-3: tile.mbarrier_init %[[EMPTY]][%{{.*}}], 256
 // CHECK: gpu.barrier
 // CHECK-NEXT: tile.warp_specialize producer {
 // CHECK:        scf.for %[[K:.*]] = %c0 to %arg3 step %c1 {
 // CHECK:          %[[REUSE:.*]] = arith.cmpi uge, %[[IT:.*]], %c3
 // CHECK:          scf.if %[[REUSE]] {
-// CHECK:            nvvm.mbarrier.try_wait.parity
+// CHECK:            %[[BEFORE:.*]] = arith.subi %{{.*}}, %c1
+// CHECK:            tile.mbarrier_wait %[[EMPTY]][%{{.*}}] phase %[[BEFORE]]
 // CHECK:          }
-// CHECK:          nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c49152_i32
+// CHECK:          tile.mbarrier_arrive %[[FULL]][%{{.*}}] expect_bytes 49152
 // CHECK:          tile.copy async %arg0{{.*}} barrier(%[[FULL]][%{{.*}}] : memref<3xi64, #tile.shared>)
 // CHECK:          tile.copy async %arg1{{.*}} barrier(%[[FULL]][%{{.*}}] : memref<3xi64, #tile.shared>)
 // CHECK:        }
 // CHECK-NEXT: } consumer {
 // CHECK-NEXT:   tile.clear
 // CHECK:        tile.pipelined
-// CHECK:          nvvm.mbarrier.try_wait.parity
+// CHECK:          tile.mbarrier_wait %[[FULL]]
 // CHECK:          tile.gemm
 // CHECK-NOT:      gpu.barrier
-// CHECK:          nvvm.mbarrier.arrive %{{.*}} : !llvm.ptr<3>
+// CHECK:          tile.mbarrier_arrive %[[EMPTY]][%{{.*}}] : memref<3xi64, #tile.shared>
 // CHECK-NEXT:   }
 // CHECK:        tile.copy %{{.*}} to %arg2
 // CHECK-NEXT: }
@@ -41,7 +42,7 @@
 // thread already.
 // LOWERED-LABEL: func.func @gemm
 // LOWERED: tile.warp_specialize producer {
-// LOWERED: nvvm.mbarrier.arrive.expect_tx
+// LOWERED: tile.mbarrier_arrive {{.*}} expect_bytes
 // LOWERED-NEXT: memref.subview
 // LOWERED-NOT: arith.cmpi eq
 // LOWERED: nvvm.cp.async.bulk.tensor.shared.cluster.global

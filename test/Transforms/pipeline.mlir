@@ -13,32 +13,32 @@
 // CHECK:   %[[A0:.*]] = memref.subview %[[AS]][%c0{{.*}}, 0, 0] [1, 128, 32] [1, 1, 1]
 // CHECK:   tile.copy async %arg0[{{.*}}] [128, 32] to %[[A0]]
 // CHECK:   tile.copy async %arg1[{{.*}}] [32, 128] to %{{.*}}
-// CHECK: nvvm.cp.async.commit.group
+// CHECK: tile.async_commit_group
 // CHECK: scf.if
 // CHECK:   tile.copy async
 // CHECK:   tile.copy async
-// CHECK: nvvm.cp.async.commit.group
+// CHECK: tile.async_commit_group
 // CHECK: tile.pipelined %[[K:.*]] = %c0 to %[[N:.*]] stages(3) {
-// CHECK-NEXT: nvvm.cp.async.wait.group 1
+// CHECK-NEXT: tile.async_wait_group 1
 // CHECK-NEXT: gpu.barrier
 // CHECK: %[[AHEAD:.*]] = arith.addi %[[K]], %c2
 // CHECK: %[[INRANGE:.*]] = arith.cmpi slt, %[[AHEAD]], %[[N]]
 // CHECK: scf.if %[[INRANGE]] {
 // CHECK:   tile.copy async
 // CHECK:   tile.copy async
-// CHECK: nvvm.cp.async.commit.group
+// CHECK: tile.async_commit_group
 // CHECK: %[[CUR:.*]] = arith.remui %{{.*}}, %c3
 // CHECK: %[[A:.*]] = memref.subview %[[AS]][%[[CUR]], 0, 0] [1, 128, 32] [1, 1, 1] : memref<3x128x32xf16, #tile.shared> to memref<128x32xf16, strided<[32, 1], offset: ?>, #tile.shared>
 // CHECK: %[[B:.*]] = memref.subview %[[BS]][%[[CUR]], 0, 0]
 // CHECK: tile.gemm %[[A]], %[[B]], %{{.*}} :
 // CHECK: }
-// CHECK-NEXT: nvvm.cp.async.wait.group 0
+// CHECK-NEXT: tile.async_wait_group 0
 // For gemms on wgmma, which read shared memory through the async proxy,
 // each thread fences its cp.async writes before the barrier.
 // FENCE-LABEL: func.func @gemm
 // FENCE: tile.pipelined
-// FENCE-NEXT: nvvm.cp.async.wait.group 1
-// FENCE-NEXT: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// FENCE-NEXT: tile.async_wait_group 1
+// FENCE-NEXT: tile.fence_async_shared
 // FENCE-NEXT: gpu.barrier
 // Without asynchronous copies, the loop is left alone.
 // SYNC-LABEL: func.func @gemm
@@ -68,7 +68,7 @@ func.func @gemm(%a: memref<1024x1024xf16>, %b: memref<1024x1024xf16>, %n: index)
 // loop with one stage is not pipelined.
 // CHECK-LABEL: func.func @not_pipelined
 // CHECK-NOT: {{ async[^_]}}
-// CHECK-NOT: nvvm.cp.async
+// CHECK-NOT: tile.async_
 func.func @not_pipelined(%a: memref<1024xf32>, %out: memref<64xf32>, %n: index) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -98,7 +98,7 @@ func.func @not_pipelined(%a: memref<1024xf32>, %out: memref<64xf32>, %n: index) 
 // CHECK: %[[FIRST:.*]] = arith.cmpi slt, %arg1, %arg2
 // CHECK: scf.if %[[FIRST]]
 // CHECK: tile.pipelined %[[K:.*]] = %arg1 to %arg2 stages(2) {
-// CHECK-NEXT: nvvm.cp.async.wait.group 0
+// CHECK-NEXT: tile.async_wait_group 0
 // CHECK-NEXT: gpu.barrier
 // CHECK: %[[ITER:.*]] = arith.subi %[[K]], %arg1
 // CHECK: arith.remui %[[ITER]], %c2
@@ -125,7 +125,7 @@ func.func @start_stop(%a: memref<1024xf32>, %start: index, %stop: index) {
 // CHECK: %[[AS:.*]] = tile.alloc_shared : memref<3x1x1xf16, #tile.shared>
 // CHECK: %[[BS:.*]] = tile.alloc_shared : memref<3x1x64xf16, #tile.shared>
 // CHECK: tile.pipelined
-// CHECK: nvvm.cp.async.commit.group
+// CHECK: tile.async_commit_group
 // CHECK-NEXT: %[[CUR:.*]] = arith.remui %{{.*}}, %c3
 // CHECK-NEXT: %[[A:.*]] = memref.subview %[[AS]][%[[CUR]], 0, 0] [1, 1, 1] [1, 1, 1]
 // CHECK-NEXT: %[[B:.*]] = memref.subview %[[BS]][%[[CUR]], 0, 0] [1, 1, 64] [1, 1, 1]

@@ -220,8 +220,8 @@ func.func @async_stages(%a: memref<512xf32>) attributes {tile.arg_names = ["A"]}
       %i = arith.addi %base, %j : index
       // expected-remark@+1 {{this write to a shared buffer is proved free of races}}
       %token = nvgpu.device_async_copy %a[%i], %cast[%j], 4 : memref<512xf32> to memref<64xf32, strided<[1], offset: ?>, #gpu.address_space<workgroup>>
-      nvvm.cp.async.commit.group
-      nvvm.cp.async.wait.group 0
+      tile.async_commit_group
+      tile.async_wait_group 0
       gpu.barrier
     }
   }

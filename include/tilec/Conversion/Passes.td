@@ -48,6 +48,32 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "mlir::ModuleOp"> {
                            "::mlir::scf::SCFDialect"];
 }
 
+def ConvertTileToNVVM : Pass<"convert-tile-to-nvvm"> {
+  let summary = "Lower the synchronization of asynchronous copies to NVVM";
+  let description = [{
+    Gives the tile dialect's target-neutral synchronization ops, which the
+    pipelining passes emit, NVIDIA's instructions: `tile.mbarrier_init`,
+    `tile.mbarrier_arrive` (with `expect_bytes`: `arrive.expect_tx`) and
+    `tile.mbarrier_wait` become `nvvm.mbarrier.*` on the barrier's shared
+    address (8 bytes a barrier; the wait observes the phase's parity),
+    `tile.async_commit_group` and `tile.async_wait_group` become cp.async's
+    groups, and `tile.fence_async_shared` the async-proxy fence. It runs
+    before `convert-tile-to-gpu`, on kernels whose shared buffers are still
+    `tile.alloc_shared`.
+
+    ```mlir
+    tile.mbarrier_wait %bars[%s] phase %k : memref<2xi64, #tile.shared>
+    // becomes
+    %parity = ... %k mod 2, as i32
+    nvvm.mbarrier.try_wait.parity.shared %ptr, %parity, %c0_i32
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::LLVM::LLVMDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::NVVM::NVVMDialect"];
+}
+
 def ConvertTileToHost : Pass<"convert-tile-to-host", "mlir::ModuleOp"> {
   let summary = "Make each kernel function a host function over its grid";
   let description = [{

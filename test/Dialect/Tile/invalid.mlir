@@ -976,3 +976,49 @@ func.func @filled_ahead_not_a_stage(%A: memref<64x64xf16>) {
   %v = memref.cast %A {tile.filled_ahead} : memref<64x64xf16> to memref<64x64xf16>
   return
 }
+
+// -----
+
+func.func @mbarrier_in_global(%bars: memref<2xi64>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.kernel blocks(%bx) in (%c1) threads(128) {
+    // expected-error@+1 {{'tile.mbarrier_init' op the barriers must be in shared memory, got 'memref<2xi64>'}}
+    tile.mbarrier_init %bars[%c0], 1 : memref<2xi64>
+  }
+  return
+}
+
+// -----
+
+func.func @mbarrier_no_arrivals() {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.kernel blocks(%bx) in (%c1) threads(128) {
+    %bars = tile.alloc_shared : memref<2xi64, #tile.shared>
+    // expected-error@+1 {{'tile.mbarrier_init' op attribute 'count' failed to satisfy constraint: 64-bit signless integer attribute whose value is positive}}
+    tile.mbarrier_init %bars[%c0], 0 : memref<2xi64, #tile.shared>
+  }
+  return
+}
+
+// -----
+
+func.func @mbarrier_words(%phase: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.kernel blocks(%bx) in (%c1) threads(128) {
+    %bars = tile.alloc_shared : memref<2xi32, #tile.shared>
+    // expected-error@+1 {{'tile.mbarrier_wait' op operand #0 must be 1D memref of 64-bit signless integer values}}
+    tile.mbarrier_wait %bars[%c0] phase %phase : memref<2xi32, #tile.shared>
+  }
+  return
+}
+
+// -----
+
+func.func @wait_outside_kernel() {
+  // expected-error@+1 {{'tile.async_wait_group' op must be inside a tile.kernel (a T.Kernel block)}}
+  tile.async_wait_group 0
+  return
+}

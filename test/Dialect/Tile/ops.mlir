@@ -184,3 +184,29 @@ func.func @bulk_copy(%A: memref<1024x1024xf16>, %k: index) {
   }
   return
 }
+
+// The synchronization of asynchronous copies: memory barriers and copy
+// groups.
+// CHECK-LABEL: func.func @synchronization
+func.func @synchronization(%round: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.kernel blocks(%bx) in (%c1) threads(128) {
+    %bars = tile.alloc_shared : memref<2xi64, #tile.shared>
+    // CHECK: tile.mbarrier_init %{{.*}}[%{{.*}}], 1 : memref<2xi64, #tile.shared>
+    tile.mbarrier_init %bars[%c0], 1 : memref<2xi64, #tile.shared>
+    // CHECK: tile.mbarrier_arrive %{{.*}}[%{{.*}}] expect_bytes 16384 : memref<2xi64, #tile.shared>
+    tile.mbarrier_arrive %bars[%c0] expect_bytes 16384 : memref<2xi64, #tile.shared>
+    // CHECK: tile.mbarrier_arrive %{{.*}}[%{{.*}}] : memref<2xi64, #tile.shared>
+    tile.mbarrier_arrive %bars[%c1] : memref<2xi64, #tile.shared>
+    // CHECK: tile.mbarrier_wait %{{.*}}[%{{.*}}] phase %{{.*}} : memref<2xi64, #tile.shared>
+    tile.mbarrier_wait %bars[%c0] phase %round : memref<2xi64, #tile.shared>
+    // CHECK: tile.async_commit_group
+    tile.async_commit_group
+    // CHECK: tile.async_wait_group 1
+    tile.async_wait_group 1
+    // CHECK: tile.fence_async_shared
+    tile.fence_async_shared
+  }
+  return
+}

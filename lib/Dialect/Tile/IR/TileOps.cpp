@@ -490,6 +490,31 @@ LogicalResult CopyOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// Memory barriers
+//===----------------------------------------------------------------------===//
+
+/// Memory barriers live in shared memory, where the threads of a block and
+/// the copy engines meet.
+static LogicalResult verifyBarriers(Operation *op, MemRefType type) {
+  if (!isInScope(type, MemoryScope::Shared))
+    return op->emitOpError()
+           << "the barriers must be in shared memory, got " << type;
+  return success();
+}
+
+LogicalResult MBarrierInitOp::verify() {
+  return verifyBarriers(*this, getBarriersType());
+}
+
+LogicalResult MBarrierArriveOp::verify() {
+  return verifyBarriers(*this, getBarriersType());
+}
+
+LogicalResult MBarrierWaitOp::verify() {
+  return verifyBarriers(*this, getBarriersType());
+}
+
+//===----------------------------------------------------------------------===//
 // WarpSpecializeOp
 //===----------------------------------------------------------------------===//
 

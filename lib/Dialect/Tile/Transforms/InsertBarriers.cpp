@@ -137,7 +137,7 @@ bool readsThroughAsyncProxy(Operation *op, bool gemmsAreAsync) {
 void insertBarrierBefore(Operation *op, bool proxyFences) {
   OpBuilder b(op);
   if (readsThroughAsyncProxy(op, proxyFences))
-    emitAsyncProxyFence(b, op->getLoc());
+    FenceAsyncSharedOp::create(b, op->getLoc());
   gpu::BarrierOp::create(b, op->getLoc());
 }
 

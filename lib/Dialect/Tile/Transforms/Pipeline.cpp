@@ -57,7 +57,6 @@
 #include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -247,13 +246,6 @@ private:
   Value barriers, firstThread;
 };
 
-/// The shared-memory pointer of mbarrier `stage` of `barriers`.
-Value barrierPointer(OpBuilder &b, Location loc, Value barriers, Value stage) {
-  Value offset = arith::MulIOp::create(
-      b, loc, stage, arith::ConstantIndexOp::create(b, loc, 8));
-  return emitSharedPointer(b, loc, barriers, offset);
-}
-
 void LoopPipeliner::cloneProducers(OpBuilder &b, Location loc, Value k,
                                    Value stage, Value barrier) {
   for (Producer &producer : producers) {
@@ -279,11 +271,7 @@ void LoopPipeliner::armStage(OpBuilder &b, Location loc, Value barrier,
     MemRefType type = producer.buffer.getType();
     bytes += type.getNumElements() * type.getElementTypeBitWidth() / 8;
   }
-  NVVM::MBarrierArriveExpectTxOp::create(
-      b, loc, /*res=*/Type(), barrierPointer(b, loc, barrier, stage),
-      arith::ConstantIntOp::create(b, loc, bytes, 32),
-      NVVM::MemScopeKindAttr::get(b.getContext(), NVVM::MemScopeKind::CTA),
-      b.getBoolAttr(false), /*predicate=*/Value());
+  MBarrierArriveOp::create(b, loc, barrier, stage, b.getI64IntegerAttr(bytes));
 }
 
 void LoopPipeliner::issue(OpBuilder &b, Location loc, Value k, Value stage) {
@@ -302,7 +290,7 @@ void LoopPipeliner::issue(OpBuilder &b, Location loc, Value k, Value stage) {
     cloneProducers(b, loc, k, stage, tma ? barriers : Value());
   }
   if (!tma)
-    NVVM::CpAsyncCommitGroupOp::create(b, loc);
+    AsyncCommitGroupOp::create(b, loc);
 }
 
 bool LoopPipeliner::findProducers(function_ref<bool(Producer)> accept) {
@@ -384,13 +372,10 @@ void LoopPipeliner::run() {
     auto init = scf::IfOp::create(b, loc, firstThread, false);
     {
       OpBuilder ib = OpBuilder::atBlockBegin(&init.getThenRegion().front());
-      Value one = arith::ConstantIntOp::create(ib, loc, 1, 32);
       for (int64_t s = 0; s < stages; ++s)
-        NVVM::MBarrierInitOp::create(
-            ib, loc,
-            barrierPointer(ib, loc, barriers,
-                           arith::ConstantIndexOp::create(ib, loc, s)),
-            one, /*predicate=*/Value());
+        MBarrierInitOp::create(ib, loc, barriers,
+                               arith::ConstantIndexOp::create(ib, loc, s),
+                               ib.getI64IntegerAttr(1));
     }
     gpu::BarrierOp::create(b, loc);
   }
@@ -406,11 +391,11 @@ void LoopPipeliner::run() {
   // (cp.async); or wait, compute, synchronize, copy ahead (TMA).
   b.setInsertionPointToStart(&body);
   if (!tma) {
-    NVVM::CpAsyncWaitGroupOp::create(b, loc, stages - 2);
+    AsyncWaitGroupOp::create(b, loc, stages - 2);
     // cp.async writes through the generic proxy; wgmma reads through the
     // async one.
     if (proxyFence)
-      emitAsyncProxyFence(b, loc);
+      FenceAsyncSharedOp::create(b, loc);
     gpu::BarrierOp::create(b, loc);
   }
   Value iteration = arith::SubIOp::create(b, loc, loop.getInductionVar(),
@@ -424,13 +409,7 @@ void LoopPipeliner::run() {
   if (tma) {
     current = arith::RemUIOp::create(b, loc, iteration, numStages);
     Value round = arith::DivUIOp::create(b, loc, iteration, numStages);
-    Value parity = arith::IndexCastUIOp::create(
-        b, loc, b.getI32Type(),
-        arith::RemUIOp::create(b, loc, round,
-                               arith::ConstantIndexOp::create(b, loc, 2)));
-    NVVM::MBarrierTryWaitParityOp::create(
-        b, loc, barrierPointer(b, loc, barriers, current), parity,
-        arith::ConstantIntOp::create(b, loc, 0, 32));
+    MBarrierWaitOp::create(b, loc, barriers, current, round);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(body.getTerminator());
     gpu::BarrierOp::create(b, loc);
@@ -445,7 +424,7 @@ void LoopPipeliner::run() {
   // issued for iterations that wait for them.
   if (!tma) {
     b.setInsertionPointAfter(loop);
-    NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
+    AsyncWaitGroupOp::create(b, loc, 0);
   }
 }
 
@@ -557,7 +536,7 @@ void LoopPipeliner::runThroughRegisters() {
     }
     // wgmma reads the stores through the async proxy.
     if (proxyFence)
-      emitAsyncProxyFence(b, loc);
+      FenceAsyncSharedOp::create(b, loc);
     gpu::BarrierOp::create(b, loc);
   }
   useStages(b, loc, current);
@@ -652,14 +631,11 @@ void LoopPipeliner::runWarpSpecialized(ArrayRef<Operation *> consumerOnly) {
   auto init = scf::IfOp::create(b, loc, first, false);
   {
     OpBuilder ib = OpBuilder::atBlockBegin(&init.getThenRegion().front());
-    Value one = arith::ConstantIntOp::create(ib, loc, 1, 32);
-    Value all = arith::ConstantIntOp::create(ib, loc, consumers, 32);
     for (int64_t s = 0; s < stages; ++s) {
       Value stage = arith::ConstantIndexOp::create(ib, loc, s);
-      NVVM::MBarrierInitOp::create(
-          ib, loc, barrierPointer(ib, loc, full, stage), one, Value());
-      NVVM::MBarrierInitOp::create(
-          ib, loc, barrierPointer(ib, loc, empty, stage), all, Value());
+      MBarrierInitOp::create(ib, loc, full, stage, ib.getI64IntegerAttr(1));
+      MBarrierInitOp::create(ib, loc, empty, stage,
+                             ib.getI64IntegerAttr(consumers));
     }
   }
   gpu::BarrierOp::create(b, loc);
@@ -685,16 +661,6 @@ void LoopPipeliner::runWarpSpecialized(ArrayRef<Operation *> consumerOnly) {
   auto index = [&](OpBuilder &ob, int64_t v) -> Value {
     return arith::ConstantIndexOp::create(ob, loc, v);
   };
-  auto parityOf = [&](OpBuilder &ob, Value round) -> Value {
-    return arith::IndexCastUIOp::create(
-        ob, loc, ob.getI32Type(),
-        arith::RemUIOp::create(ob, loc, round, index(ob, 2)));
-  };
-  auto wait = [&](OpBuilder &ob, Value barrier, Value stage, Value parity) {
-    NVVM::MBarrierTryWaitParityOp::create(
-        ob, loc, barrierPointer(ob, loc, barrier, stage), parity,
-        arith::ConstantIntOp::create(ob, loc, 0, 32));
-  };
 
   // The producer: for every iteration, once the consumers have released
   // the stage (from the second round on), arm it and issue its copies.
@@ -713,8 +679,9 @@ void LoopPipeliner::runWarpSpecialized(ArrayRef<Operation *> consumerOnly) {
     {
       OpBuilder rb = OpBuilder::atBlockBegin(&reuse.getThenRegion().front());
       // The round before this one released it.
-      wait(rb, empty, stage,
-           parityOf(rb, arith::AddIOp::create(rb, loc, round, index(rb, 1))));
+      MBarrierWaitOp::create(
+          rb, loc, empty, stage,
+          arith::SubIOp::create(rb, loc, round, index(rb, 1)));
     }
     armStage(lb, loc, full, stage);
     cloneProducers(lb, loc, k, stage, full);
@@ -726,14 +693,11 @@ void LoopPipeliner::runWarpSpecialized(ArrayRef<Operation *> consumerOnly) {
                                           loop.getLowerBound());
   Value current = arith::RemUIOp::create(b, loc, iteration, index(b, stages));
   Value round = arith::DivUIOp::create(b, loc, iteration, index(b, stages));
-  wait(b, full, current, parityOf(b, round));
+  MBarrierWaitOp::create(b, loc, full, current, round);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(body.getTerminator());
-    NVVM::MBarrierArriveOp::create(
-        b, loc, Type(), barrierPointer(b, loc, empty, current), Value(),
-        NVVM::MemScopeKindAttr::get(context, NVVM::MemScopeKind::CTA),
-        b.getBoolAttr(false));
+    MBarrierArriveOp::create(b, loc, empty, current, IntegerAttr());
   }
   useStages(b, loc, current);
 }

@@ -10,7 +10,6 @@
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/AffineExpr.h"
@@ -244,15 +243,6 @@ Value tilec::tile::emitIsFirstThread(OpBuilder &builder, Location loc,
   return arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq,
                                emitLinearThreadId(builder, loc, threads),
                                arith::ConstantIndexOp::create(builder, loc, 0));
-}
-
-void tilec::tile::emitAsyncProxyFence(OpBuilder &builder, Location loc) {
-  NVVM::FenceProxyOp::create(
-      builder, loc,
-      NVVM::ProxyKindAttr::get(builder.getContext(),
-                               NVVM::ProxyKind::async_shared),
-      NVVM::SharedSpaceAttr::get(builder.getContext(),
-                                 NVVM::SharedSpace::shared_cta));
 }
 
 Value tilec::tile::emitSharedAddress(OpBuilder &builder, Location loc,

@@ -14,8 +14,6 @@
 #include "tilec/Dialect/Tile/Transforms/Utils.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
-#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -40,11 +38,7 @@ namespace {
 /// Whether `op` orders the memory accesses of a block's threads: a barrier,
 /// or the arrival at or wait on an mbarrier.
 bool synchronizes(Operation *op) {
-  return isa<gpu::BarrierOp, NVVM::BarrierOp, NVVM::Barrier0Op,
-             NVVM::BarrierArriveOp, NVVM::MBarrierArriveOp,
-             NVVM::MBarrierArriveExpectTxOp, NVVM::MBarrierTryWaitParityOp,
-             NVVM::MBarrierTryWaitOp, NVVM::MBarrierTestWaitOp,
-             ROCDL::SBarrierOp>(op);
+  return isa<gpu::BarrierOp>(op) || op->hasTrait<tile::OpTrait::Synchronizes>();
 }
 
 /// Whether `op` synchronizes or holds an op that does.
@@ -956,10 +950,9 @@ void RaceVerifier::checkPair(Write &first, Write &second) {
   // statements outside T.Parallel do: not a race inside the block. Such a
   // global write that depends on the block index can still collide with
   // another block's.
-  bool alikeInBlock =
-      !variation.thread &&
-      (self || (first.value && first.value == second.value &&
-                first.indexValues == second.indexValues));
+  bool alikeInBlock = !variation.thread &&
+                      (self || (first.value && first.value == second.value &&
+                                first.indexValues == second.indexValues));
   if (alikeInBlock && (first.shared || !variation.block))
     return;
   if (!self && pairQueries >= kMaxPairQueries) {

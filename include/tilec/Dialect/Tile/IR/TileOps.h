@@ -57,6 +57,12 @@ public:
     return verifyInKernel(op);
   }
 };
+
+/// The op orders memory accesses between the threads of a block, as a
+/// barrier does.
+template <typename ConcreteType>
+class Synchronizes
+    : public mlir::OpTrait::TraitBase<ConcreteType, Synchronizes> {};
 } // namespace OpTrait
 } // namespace tilec::tile
 

@@ -596,4 +596,126 @@ def Tile_AssumeOp : Tile_Op<"assume"> {
   let assemblyFormat = "$condition attr-dict";
 }
 
+//===----------------------------------------------------------------------===//
+// Synchronization of asynchronous copies
+//===----------------------------------------------------------------------===//
+
+// What the passes that pipeline copies emit to order them, independent of
+// the vendor's instructions: convert-tile-to-nvvm lowers them.
+
+// Ops that order memory accesses between the threads of a block, as a
+// barrier does (an mbarrier's arrivals and waits): the race verifier does
+// not compare accesses across them.
+def Tile_Synchronizes : NativeOpTrait<"Synchronizes"> {
+  let cppNamespace = "::tilec::tile::OpTrait";
+}
+
+class Tile_MBarrierOp<string mnemonic, list<Trait> traits = []>
+    : Tile_Op<mnemonic, !listconcat([Tile_InKernel], traits)> {
+  code commonExtraClassDeclaration = [{
+    /// The barrier's type: shared 64-bit words, one per barrier.
+    mlir::MemRefType getBarriersType() {
+      return mlir::cast<mlir::MemRefType>(getBarriers().getType());
+    }
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_MBarrierInitOp : Tile_MBarrierOp<"mbarrier_init"> {
+  let summary = "Initializes a memory barrier for a number of arrivals";
+  let description = [{
+    Initializes barrier `index` of `barriers` (a shared buffer of 64-bit
+    words) to complete its phases when `count` threads have arrived and
+    the bytes they announced have landed. One thread runs it.
+
+    ```mlir
+    tile.mbarrier_init %bars[%c0], 1 : memref<2xi64, #tile.shared>
+    ```
+  }];
+  let arguments = (ins MemRefRankOf<[I64], [1]>:$barriers, Index:$index,
+                   ConfinedAttr<I64Attr, [IntPositive]>:$count);
+  let assemblyFormat =
+      "$barriers `[` $index `]` `,` $count attr-dict `:` type($barriers)";
+  let extraClassDeclaration = commonExtraClassDeclaration;
+}
+
+def Tile_MBarrierArriveOp
+    : Tile_MBarrierOp<"mbarrier_arrive", [Tile_Synchronizes]> {
+  let summary = "Arrives on a memory barrier";
+  let description = [{
+    The running thread arrives on barrier `index` of `barriers`. With
+    `expect_bytes`, it also announces that many bytes of asynchronous
+    copies, which complete the phase as they land.
+
+    ```mlir
+    tile.mbarrier_arrive %bars[%s] expect_bytes 16384 : memref<2xi64, #tile.shared>
+    ```
+  }];
+  let arguments = (ins MemRefRankOf<[I64], [1]>:$barriers, Index:$index,
+                   OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:
+                       $expect_bytes);
+  let assemblyFormat = "$barriers `[` $index `]` (`expect_bytes` "
+                       "$expect_bytes^)? attr-dict `:` type($barriers)";
+  let extraClassDeclaration = commonExtraClassDeclaration;
+}
+
+def Tile_MBarrierWaitOp
+    : Tile_MBarrierOp<"mbarrier_wait", [Tile_Synchronizes]> {
+  let summary = "Waits until a phase of a memory barrier completes";
+  let description = [{
+    The running thread waits until phase `phase` (counted from 0 since the
+    barrier's initialization) of barrier `index` of `barriers` has
+    completed. Only the phase's parity is observed: the phase before it
+    must have completed already.
+
+    ```mlir
+    tile.mbarrier_wait %bars[%s] phase %round : memref<2xi64, #tile.shared>
+    ```
+  }];
+  let arguments = (ins MemRefRankOf<[I64], [1]>:$barriers, Index:$index,
+                   Index:$phase);
+  let assemblyFormat = "$barriers `[` $index `]` `phase` $phase attr-dict "
+                       "`:` type($barriers)";
+  let extraClassDeclaration = commonExtraClassDeclaration;
+}
+
+def Tile_AsyncCommitGroupOp
+    : Tile_Op<"async_commit_group", [Tile_InKernel]> {
+  let summary = "Closes the running thread's group of asynchronous copies";
+  let description = [{
+    The asynchronous copies (`tile.copy async` without a barrier) the
+    thread issued since its last commit form one group, which
+    `tile.async_wait_group` waits for.
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+def Tile_AsyncWaitGroupOp
+    : Tile_Op<"async_wait_group", [Tile_InKernel]> {
+  let summary = "Waits for the running thread's older copy groups";
+  let description = [{
+    Waits until at most `pending` of the thread's committed groups of
+    asynchronous copies are still in flight: the others have landed in
+    shared memory, visible to this thread. A block barrier after it makes
+    them visible to the block.
+
+    ```mlir
+    tile.async_wait_group 1
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I64Attr, [IntNonNegative]>:$pending);
+  let assemblyFormat = "$pending attr-dict";
+}
+
+def Tile_FenceAsyncSharedOp
+    : Tile_Op<"fence_async_shared", [Tile_InKernel]> {
+  let summary = "Orders the thread's shared writes before asynchronous reads";
+  let description = [{
+    Makes the running thread's earlier writes to shared memory visible to
+    the asynchronous proxy, through which matrix instructions that read
+    shared memory directly (wgmma) and bulk copies access it.
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
 #endif // TILEC_DIALECT_TILE_IR_TILEOPS_TD

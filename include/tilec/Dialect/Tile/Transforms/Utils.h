@@ -131,11 +131,6 @@ mlir::Value emitLinearThreadId(mlir::OpBuilder &builder, mlir::Location loc,
 mlir::Value emitIsFirstThread(mlir::OpBuilder &builder, mlir::Location loc,
                               llvm::ArrayRef<int64_t> threads);
 
-/// Orders the calling thread's ordinary shared-memory writes before the
-/// reads of the async proxy (wgmma, bulk copies):
-/// `fence.proxy.async.shared::cta`.
-void emitAsyncProxyFence(mlir::OpBuilder &builder, mlir::Location loc);
-
 /// The byte address in shared memory of the first element of `view`, a
 /// shared buffer or a strided view of one, as an index.
 mlir::Value emitSharedAddress(mlir::OpBuilder &builder, mlir::Location loc,
