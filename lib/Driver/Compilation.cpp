@@ -192,6 +192,28 @@ static LogicalResult compileGPUModule(ModuleOp module,
   return success();
 }
 
+Compilation tilec::applyPassConfigs(ModuleOp module,
+                                    const Compilation &compilation) {
+  Compilation result = compilation;
+  auto settings =
+      module->getAttrOfType<DictionaryAttr>(frontend::kPassConfigsAttr);
+  if (!settings)
+    return result;
+  module->removeAttr(frontend::kPassConfigsAttr);
+  for (CompileOptions &options : result.targets) {
+    // Fast math contracts multiplies and adds, which --no-fma forbids.
+    if (auto fastMath = settings.getAs<BoolAttr>("fast_math");
+        fastMath && !options.fastMathFromCommandLine && options.contractFloat)
+      options.fastMath = fastMath.getValue();
+    if (auto tma = settings.getAs<BoolAttr>("tma"); tma && !tma.getValue())
+      options.allowTma = false;
+    if (auto split = settings.getAs<BoolAttr>("warp_specialize");
+        split && !split.getValue())
+      options.allowWarpSpecialize = false;
+  }
+  return result;
+}
+
 LogicalResult tilec::compileSource(llvm::SourceMgr &sources,
                                    MLIRContext &context,
                                    const Compilation &compilation,
@@ -209,16 +231,18 @@ LogicalResult tilec::compileSource(llvm::SourceMgr &sources,
       frontend::importTileFile(sources, &context, compilation.import);
   if (!module)
     return failure();
-  if (failed(lowerModule(*module, compilation.targets.front(), Stage::Imported,
+  // The kernels' pass_configs, where the command line leaves a choice.
+  const Compilation effective = applyPassConfigs(*module, compilation);
+  if (failed(lowerModule(*module, effective.targets.front(), Stage::Imported,
                          Stage::Tile, configure)))
     return failure();
-  if (compilation.emit == Emit::Tile) {
+  if (effective.emit == Emit::Tile) {
     printModule(*module, os);
     return success();
   }
-  if (compilation.targets.front().target->isHost())
-    return compileHostModule(*module, compilation, configure, os, result);
-  if (compilation.targets.size() > 1)
-    return compileForTargets(*module, compilation, configure, os);
-  return compileGPUModule(*module, compilation, configure, os, result);
+  if (effective.targets.front().target->isHost())
+    return compileHostModule(*module, effective, configure, os, result);
+  if (effective.targets.size() > 1)
+    return compileForTargets(*module, effective, configure, os);
+  return compileGPUModule(*module, effective, configure, os, result);
 }

@@ -278,6 +278,15 @@ static mlir::LogicalResult prepare(const DriverOptions &options,
     compilation.targets.push_back(compile);
   }
   compilation.import.kernel = options.kernel;
+  if (std::optional<TypicalDevice> device =
+          getTypicalDevice(*compilation.targets.front().target)) {
+    compilation.import.multiprocessors = device->multiprocessors;
+    compilation.import.multiprocessorsNote =
+        ("the multiprocessors of the " + device->gpu + " (" +
+         compilation.targets.front().target->name +
+         "); the kernel runs as compiled on a GPU with another count")
+            .str();
+  }
   for (const std::string &text : options.defines) {
     std::pair<std::string, std::string> define;
     if (!parseDefine(text, define)) {

@@ -6,6 +6,8 @@
 
 #include "tilec/Driver/Targets.h"
 
+#include "llvm/ADT/StringSwitch.h"
+
 #include <cstdint>
 
 using namespace tilec;
@@ -47,4 +49,16 @@ const TargetInfo *tilec::lookupTarget(llvm::StringRef name) {
     if (target.name == name)
       return &target;
   return nullptr;
+}
+
+std::optional<TypicalDevice> tilec::getTypicalDevice(const TargetInfo &target) {
+  return llvm::StringSwitch<std::optional<TypicalDevice>>(target.name)
+      .Case("sm_80", TypicalDevice{108, "A100"})
+      .Case("sm_86", TypicalDevice{84, "A40"})
+      .Case("sm_89", TypicalDevice{142, "L40 and L40S"})
+      .Cases({"sm_90", "sm_90a"}, TypicalDevice{132, "H100 SXM and H200"})
+      .Case("gfx90a", TypicalDevice{110, "MI250X, one die of it"})
+      .Case("gfx942", TypicalDevice{304, "MI300X"})
+      .Case("gfx1100", TypicalDevice{96, "RX 7900 XTX"})
+      .Default(std::nullopt);
 }

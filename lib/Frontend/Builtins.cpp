@@ -48,7 +48,16 @@ createTilelangModule(std::shared_ptr<ModuleObject> language) {
   tilelang->members["layout"] = layout;
   auto autotuner = std::make_shared<ModuleObject>("tilelang.autotuner");
   autotuner->members["autotune"] = autotune;
+  autotuner->members["set_autotune_inputs"] =
+      builtin("set_autotune_inputs", [](Evaluator &eval, const CallArgs &call) {
+        eval.emitRemark(call.loc, "set_autotune_inputs(...) is ignored: "
+                                  "tilec tunes nothing when it compiles");
+        return none();
+      });
   tilelang->members["autotuner"] = autotuner;
+  tilelang->members["set_autotune_inputs"] =
+      autotuner->members["set_autotune_inputs"];
+  addTilelangHelpers(*tilelang, *language);
   return tilelang;
 }
 
@@ -61,5 +70,9 @@ tilec::frontend::createBuiltinNamespaces(mlir::MLIRContext *context) {
   namespaces.makeTilelang = [language = namespaces.language] {
     return createTilelangModule(language);
   };
+  namespaces.math = std::make_shared<ModuleObject>("math");
+  addPythonMathModule(*namespaces.math);
+  namespaces.torch = std::make_shared<ModuleObject>("torch");
+  addTorchModule(*namespaces.torch, context);
   return namespaces;
 }

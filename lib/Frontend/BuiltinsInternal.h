@@ -40,6 +40,13 @@ void addLayoutBuiltins(ModuleObject &layout);
 void addMathBuiltins(ModuleObject &language, ModuleObject &python);
 /// The other Python builtins .tile keeps (PythonBuiltins.cpp).
 void addPythonBuiltins(ModuleObject &python);
+/// Python's math module, evaluated at compile time.
+void addPythonMathModule(ModuleObject &math);
+/// The names of torch that annotations use: Tensor and the dtypes.
+void addTorchModule(ModuleObject &torch, mlir::MLIRContext *context);
+/// tilelang.cdiv, tilelang.math, tilelang.PassConfigKey and the runtime
+/// settings that have nothing to set in tilec.
+void addTilelangHelpers(ModuleObject &tilelang, ModuleObject &language);
 
 //===----------------------------------------------------------------------===//
 // Arguments (BuiltinArgs.cpp)

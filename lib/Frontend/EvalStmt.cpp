@@ -490,17 +490,28 @@ void Evaluator::execAssert(const AssertStmt &stmt) {
 
 void Evaluator::execImport(const ImportStmt &stmt) {
   auto tilelang = namespaces.makeTilelang();
-  // Resolves a dotted module name inside the tilelang package.
+  // The top-level module of a dotted name: the tilelang package, or one of
+  // the Python modules .tile code may use.
+  auto root = [&](StringRef name) -> Ref {
+    if (name == "tilelang")
+      return tilelang;
+    if (name == "math")
+      return namespaces.math;
+    if (name == "torch")
+      return namespaces.torch;
+    return nullptr;
+  };
+  // Resolves a dotted module name.
   auto resolve = [&](StringRef dotted, SMLoc loc) -> Ref {
     llvm::SmallVector<StringRef> parts;
     dotted.split(parts, '.');
-    if (parts.front() != "tilelang") {
-      error(loc, "only tilelang modules can be imported in .tile; '" +
+    Ref current = root(parts.front());
+    if (!current) {
+      error(loc, "only tilelang, math and torch can be imported in .tile; '" +
                      parts.front() +
                      "' belongs to the host program, not the kernel");
       return nullptr;
     }
-    Ref current = tilelang;
     for (StringRef part : llvm::drop_begin(parts)) {
       auto *mod = llvm::cast<ModuleObject>(current.get());
       auto it = mod->members.find(part.str());
@@ -519,10 +530,12 @@ void Evaluator::execImport(const ImportStmt &stmt) {
       Ref mod = resolve(alias.name, alias.loc);
       if (!mod)
         continue;
-      if (!alias.asName.empty())
+      if (!alias.asName.empty()) {
         assignName(alias.asName, mod, alias.loc);
-      else
-        assignName("tilelang", tilelang, alias.loc);
+        continue;
+      }
+      StringRef top = StringRef(alias.name).split('.').first;
+      assignName(top.str(), root(top), alias.loc);
     }
     return;
   }
@@ -531,6 +544,13 @@ void Evaluator::execImport(const ImportStmt &stmt) {
     return;
   auto *mod = llvm::cast<ModuleObject>(from.get());
   for (const ImportStmt::Alias &alias : stmt.names) {
+    // `from M import *`: the public names of M.
+    if (alias.name == "*") {
+      for (const auto &[name, value] : mod->members)
+        if (!StringRef(name).starts_with("_"))
+          assignName(name, value, alias.loc);
+      continue;
+    }
     auto it = mod->members.find(alias.name);
     if (it == mod->members.end()) {
       std::vector<std::string> candidates;
@@ -545,6 +565,81 @@ void Evaluator::execImport(const ImportStmt &stmt) {
     assignName(alias.asName.empty() ? alias.name : alias.asName, it->second,
                alias.loc);
   }
+}
+
+void Evaluator::applyPassConfigs(const Keyword &configs) {
+  Ref value = load(eval(*configs.value), configs.value->getLoc());
+  if (isPoison(value))
+    return;
+  auto *dict = llvm::dyn_cast<DictObject>(value.get());
+  if (!dict) {
+    error(configs.value->getLoc(),
+          "pass_configs takes a dict, got " + getTypeName(*value));
+    return;
+  }
+  // The keys that have a tilec equivalent: the setting each makes, and the
+  // flag that makes it on the command line.
+  struct Equivalent {
+    llvm::StringLiteral key, setting, flag, overriddenBy;
+    bool enables;
+  };
+  static constexpr Equivalent equivalents[] = {
+      {"tl.enable_fast_math", "fast_math", "--fast-math",
+       " (--no-fast-math or --no-fma on the command line overrides it)", true},
+      {"tl.disable_fast_math", "fast_math", "--no-fast-math",
+       " (--fast-math on the command line overrides it)", false},
+      {"tl.disable_tma_lower", "tma", "--no-tma", "", false},
+      {"tl.disable_warp_specialized", "warp_specialize", "--no-warp-specialize",
+       "", false},
+  };
+  mlir::MLIRContext *context = module.getContext();
+  mlir::NamedAttrList settings;
+  if (auto existing =
+          module->getAttrOfType<mlir::DictionaryAttr>(kPassConfigsAttr))
+    settings.append(existing.getValue());
+  for (const auto &[key, setting] : dict->entries) {
+    auto *name = llvm::dyn_cast<StrObject>(key.get());
+    if (!name) {
+      error(configs.value->getLoc(), "a pass_configs key is a string "
+                                     "(tilelang.PassConfigKey.*), got " +
+                                         getTypeName(*key));
+      continue;
+    }
+    std::optional<bool> on = truth(load(setting, configs.loc), configs.loc);
+    if (!on) {
+      error(configs.value->getLoc(),
+            "pass_configs['" + name->value +
+                "'] needs a value known at compile time");
+      continue;
+    }
+    const Equivalent *equivalent =
+        llvm::find_if(equivalents, [&](const Equivalent &candidate) {
+          return candidate.key == name->value;
+        });
+    if (equivalent == std::end(equivalents)) {
+      emitRemark(configs.loc, "pass_configs['" + name->value +
+                                  "'] is ignored: tilec has no equivalent");
+      continue;
+    }
+    // A key that is off asks for nothing.
+    if (!*on)
+      continue;
+    bool enabled = equivalent->enables;
+    if (auto previous = settings.get(equivalent->setting)) {
+      if (llvm::cast<mlir::BoolAttr>(previous).getValue() != enabled)
+        error(configs.loc,
+              "pass_configs['" + name->value +
+                  "'] contradicts another kernel's pass_configs: the "
+                  "kernels of a file are compiled with one set of options");
+      continue;
+    }
+    settings.set(equivalent->setting, mlir::BoolAttr::get(context, enabled));
+    emitRemark(configs.loc, "pass_configs['" + name->value +
+                                "'] takes effect as " + equivalent->flag +
+                                equivalent->overriddenBy);
+  }
+  if (!settings.empty())
+    module->setAttr(kPassConfigsAttr, settings.getDictionary(context));
 }
 
 void Evaluator::execFunctionDef(const FunctionDefStmt &stmt) {
@@ -571,10 +666,21 @@ void Evaluator::execFunctionDef(const FunctionDefStmt &stmt) {
       function->isMacro = true;
     } else if (name == "tilelang.jit") {
       function->isJit = true;
-      if (called)
+      if (!called)
+        continue;
+      const auto &call = llvm::cast<CallExpr>(*decorator);
+      bool ignored = !call.args.empty();
+      for (const Keyword &keyword : call.keywords) {
+        if (keyword.name == "pass_configs")
+          applyPassConfigs(keyword);
+        else
+          ignored = true;
+      }
+      if (ignored)
         emitRemark(decorator->getLoc(),
-                   "the arguments of @tilelang.jit(...) are ignored: tilec "
-                   "takes the target and options from its command line");
+                   "the arguments of @tilelang.jit(...) other than "
+                   "pass_configs are ignored: tilec takes the target and "
+                   "options from its command line");
     } else if (name == "tilelang.autotune") {
       emitRemark(decorator->getLoc(),
                  "@autotune is ignored: tilec compiles the configuration given "

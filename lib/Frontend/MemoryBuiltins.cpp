@@ -59,7 +59,7 @@ shapeArg(Evaluator &eval, const Ref &arg, SMLoc loc) {
 /// T.alloc_buffer, so each takes every scope).
 static std::optional<tile::MemoryScope> parseBufferScope(StringRef scope) {
   return llvm::StringSwitch<std::optional<tile::MemoryScope>>(scope)
-      .Cases("shared", "shared.dyn", tile::MemoryScope::Shared)
+      .Cases({"shared", "shared.dyn"}, tile::MemoryScope::Shared)
       .Case("local.fragment", tile::MemoryScope::Fragment)
       .Case("local", tile::MemoryScope::Local)
       .Default(std::nullopt);

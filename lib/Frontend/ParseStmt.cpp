@@ -606,10 +606,12 @@ StmtPtr Parser::parseFromImport() {
   do {
     if (parenthesized && at(TokenKind::r_paren))
       break;
-    if (at(TokenKind::star)) {
-      emitError(peek().loc, "'import *' is not supported in .tile; name what "
-                            "you import");
-      return nullptr;
+    if (at(TokenKind::star) && !parenthesized && names.empty()) {
+      ImportStmt::Alias alias;
+      alias.loc = consume().loc;
+      alias.name = "*";
+      names.push_back(std::move(alias));
+      break;
     }
     if (!at(TokenKind::identifier)) {
       errorExpected("a name to import");

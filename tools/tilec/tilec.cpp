@@ -82,10 +82,25 @@ int main(int argc, char **argv) {
                  "Optimization level of the device code (or of the host "
                  "object), 0 to 3 (default 3)")
       ->check(CLI::Range(0, 3));
-  app.add_flag("--fast-math", compile.fastMath,
-               "Approximate division, square root and math functions "
-               "(rcp.approx, ex2.approx, the fast device-library variants) "
-               "and flush f32 denormals to zero");
+  auto *fastMath = app.add_flag_callback(
+      "--fast-math",
+      [&] {
+        compile.fastMath = true;
+        compile.fastMathFromCommandLine = true;
+      },
+      "Approximate division, square root and math functions "
+      "(rcp.approx, ex2.approx, the fast device-library variants) "
+      "and flush f32 denormals to zero; a kernel's "
+      "@tilelang.jit(pass_configs={TL_ENABLE_FAST_MATH: True}) asks for it "
+      "too");
+  app.add_flag_callback(
+         "--no-fast-math",
+         [&] {
+           compile.fastMath = false;
+           compile.fastMathFromCommandLine = true;
+         },
+         "Exact math even where the file's pass_configs ask for fast math")
+      ->excludes(fastMath);
   app.add_flag_callback(
          "--no-fma", [&] { compile.contractFloat = false; },
          "Round every floating-point multiply and add on its own "
@@ -97,7 +112,7 @@ int main(int argc, char **argv) {
       "On sm_90 and sm_90a, pipeline copies with cp.async rather "
       "than the bulk tensor copy engine (TMA) and mbarriers, and "
       "copy shared tiles to global memory with the threads rather "
-      "than TMA stores");
+      "than TMA stores (as pass_configs' TL_DISABLE_TMA_LOWER asks)");
   app.add_flag_callback(
       "--no-cp-async", [&] { compile.allowAsyncCopies = false; },
       "On NVIDIA, pipeline T.Pipelined loops through registers, as "
@@ -110,7 +125,8 @@ int main(int argc, char **argv) {
       "--no-warp-specialize", [&] { compile.allowWarpSpecialize = false; },
       "On sm_90a, issue a T.Pipelined loop's bulk copies from the "
       "kernel's own first thread rather than from a producer "
-      "warpgroup of their own");
+      "warpgroup of their own (as pass_configs' "
+      "TL_DISABLE_WARP_SPECIALIZED asks)");
   app.add_flag_callback(
       "--no-verify", [&] { compile.verify = false; },
       "Skip the Z3 verifiers: no proofs of annotated layouts, of "

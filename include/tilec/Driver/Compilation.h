@@ -63,6 +63,13 @@ struct CompileResult {
   std::optional<ModuleInfo> kernels;
 };
 
+/// `compilation` with what the kernels' `@tilelang.jit(pass_configs=...)`
+/// ask (recorded by the front end on `module`, and removed from it): fast
+/// math unless the command line chose (--fast-math, --no-fast-math,
+/// --no-fma), and no TMA or no warp specialization.
+Compilation applyPassConfigs(mlir::ModuleOp module,
+                             const Compilation &compilation);
+
 /// A context for one compilation: tilec's dialects, one thread (so that
 /// internal-error checks and crash reports follow the passes as they run,
 /// and diagnostics come in a stable order), and diagnostics without IR

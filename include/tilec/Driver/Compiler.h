@@ -35,6 +35,9 @@ struct CompileOptions {
   unsigned optLevel = 3;
   /// Approximate math: ex2.approx and friends, flush denormals to zero.
   bool fastMath = false;
+  /// --fast-math or --no-fast-math was given: the file's pass_configs do
+  /// not change `fastMath`.
+  bool fastMathFromCommandLine = false;
   /// Fused multiply-adds for a * b + c (the default, as with nvcc).
   bool contractFloat = true;
   /// Hopper features the target has that the compilation may use (all by

@@ -12,6 +12,8 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <optional>
+
 #include <cstdint>
 
 namespace tilec {
@@ -43,6 +45,14 @@ struct TargetInfo {
   /// The host CPU: kernels run their blocks one after the other.
   bool isHost() const { return vendor == Vendor::Host; }
 };
+
+/// The multiprocessors (compute units) of the GPU a target is most often
+/// compiled for, which answer TileLang's device queries, and that GPU.
+struct TypicalDevice {
+  int64_t multiprocessors;
+  llvm::StringRef gpu;
+};
+std::optional<TypicalDevice> getTypicalDevice(const TargetInfo &target);
 
 /// The architecture tilec compiles for when --arch is not given.
 inline constexpr llvm::StringLiteral kDefaultArch = "sm_90a";

@@ -473,7 +473,7 @@ public:
 class ImportStmt : public StmtBase<Stmt::Kind::Import> {
 public:
   struct Alias {
-    std::string name;   // dotted module name, or the imported name
+    std::string name;   // dotted module name, the imported name, or *
     std::string asName; // empty when there is no `as`
     llvm::SMLoc loc;
   };

@@ -26,11 +26,21 @@
 namespace tilec::frontend {
 
 /// Options of a front-end run.
+/// The module attribute in which the front end records what the kernels'
+/// `@tilelang.jit(pass_configs=...)` ask of the compilation: a dictionary
+/// of `fast_math`, `tma` and `warp_specialize` booleans.
+inline constexpr llvm::StringLiteral kPassConfigsAttr = "tilec.pass_configs";
+
 struct ImportOptions {
   /// `-D NAME=VALUE` pairs, in command-line order.
   std::vector<std::pair<std::string, std::string>> defines;
   /// Compile only these kernels, comma-separated (all when empty).
   std::string kernel;
+  /// What TileLang's device queries (driver.get_num_sms()) answer: the
+  /// multiprocessors of the GPU the target is taken to mean, and a note
+  /// that says which (0 when there is no such GPU).
+  int64_t multiprocessors = 0;
+  std::string multiprocessorsNote;
 };
 
 /// The modules .tile code reaches without defining them, made by the
@@ -42,6 +52,10 @@ struct Namespaces {
   std::shared_ptr<ModuleObject> python;
   /// Makes the `tilelang` package, anew for each import statement.
   std::function<std::shared_ptr<ModuleObject>()> makeTilelang;
+  /// Python's math module, evaluated at compile time.
+  std::shared_ptr<ModuleObject> math;
+  /// torch, whose names kernel files carry in annotations.
+  std::shared_ptr<ModuleObject> torch;
 };
 
 /// Names bound in a module or a function call.
@@ -104,6 +118,7 @@ public:
     return source.emitError(loc);
   }
   void emitRemark(llvm::SMLoc loc, const llvm::Twine &message);
+  const ImportOptions &getOptions() const { return options; }
 
   /// Whether IR can be emitted here: inside a kernel function's body.
   bool inFunction() const { return currentFunction != nullptr; }
@@ -199,6 +214,9 @@ private:
   Flow execFor(const ForStmt &stmt);
   Flow execWith(const WithStmt &stmt);
   void execFunctionDef(const FunctionDefStmt &stmt);
+  /// Applies `@tilelang.jit(pass_configs=...)`: the keys with a tilec
+  /// equivalent go into the module's kPassConfigsAttr.
+  void applyPassConfigs(const Keyword &configs);
   void execImport(const ImportStmt &stmt);
   void execAssert(const AssertStmt &stmt);
   Flow execRuntimeLoop(const ForStmt &stmt, const IterableObject &iter);
