@@ -286,6 +286,32 @@ void ASTPrinter::print(const Expr *expr) {
     os << ")";
     return;
   }
+  case Expr::Kind::Comprehension: {
+    const auto *comprehension = llvm::cast<ComprehensionExpr>(expr);
+    using Form = ComprehensionExpr::Form;
+    os << (comprehension->form == Form::List   ? "["
+           : comprehension->form == Form::Dict ? "{"
+                                               : "(");
+    print(comprehension->element.get());
+    if (comprehension->value) {
+      os << ": ";
+      print(comprehension->value.get());
+    }
+    for (const ComprehensionExpr::Clause &clause : comprehension->clauses) {
+      os << " for ";
+      print(clause.target.get());
+      os << " in ";
+      print(clause.iter.get());
+      for (const ExprPtr &condition : clause.conditions) {
+        os << " if ";
+        print(condition.get());
+      }
+    }
+    os << (comprehension->form == Form::List   ? "]"
+           : comprehension->form == Form::Dict ? "}"
+                                               : ")");
+    return;
+  }
   }
 }
 

@@ -144,17 +144,31 @@ tilec::frontend::iterate(Evaluator &eval, const Ref &value, SMLoc loc) {
       items.push_back(entry.first);
     return items;
   }
-  if (auto *range = llvm::dyn_cast<IterableObject>(value.get());
-      range && range->compileTimeRange) {
-    int64_t start = *getConstInt(range->start);
-    int64_t stop = *getConstInt(range->stop);
-    int64_t step = *getConstInt(range->step);
-    if (stop > start && (stop - start) / step > (1 << 20)) {
-      eval.error(loc, "range is too long");
+  if (auto *range = llvm::dyn_cast<IterableObject>(value.get())) {
+    // range outside kernels; inside, range and T.serial with constant
+    // bounds (a comprehension's, say) iterate at compile time too.
+    bool serial = range->compileTimeRange ||
+                  range->loopKind == IterableObject::LoopKind::Serial ||
+                  range->loopKind == IterableObject::LoopKind::Unroll;
+    auto constant = [&](const Ref &bound, int64_t absent) {
+      return bound ? getConstInt(bound) : std::optional<int64_t>(absent);
+    };
+    std::optional<int64_t> start = constant(range->start, 0);
+    std::optional<int64_t> stop = constant(range->stop, 0);
+    std::optional<int64_t> step = constant(range->step, 1);
+    if (!serial || !range->stop || !start || !stop || !step || *step == 0) {
+      eval.error(loc, "this iterates at compile time: over range with "
+                      "constant bounds, a tuple, a list, a dict or a "
+                      "string, not a T.Parallel or T.Pipelined loop");
       return std::nullopt;
     }
-    for (int64_t i = start; i < stop; i += step)
+    for (int64_t i = *start; *step > 0 ? i < *stop : i > *stop; i += *step) {
+      if (items.size() >= kMaxCompileTimeSteps) {
+        eval.error(loc, "compile-time loop has too many iterations");
+        return std::nullopt;
+      }
       items.push_back(integer(i));
+    }
     return items;
   }
   if (!isPoison(value))

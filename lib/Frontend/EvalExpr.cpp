@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BuiltinsInternal.h"
 #include "tilec/Frontend/Evaluator.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -110,8 +111,84 @@ Ref Evaluator::eval(const Expr &expr) {
     Ref b = eval(*ifExpr.otherwise);
     return select(cond, a, b, ifExpr.getLoc());
   }
+  case Expr::Kind::Comprehension:
+    return evalComprehension(llvm::cast<ComprehensionExpr>(expr));
   }
   return poison();
+}
+
+Ref Evaluator::evalComprehension(const ComprehensionExpr &expr) {
+  // As in Python 3, the targets live in a scope of the comprehension's own.
+  std::shared_ptr<Scope> outer = scope;
+  scope = makeScope(outer);
+  std::vector<Ref> elements;
+  std::vector<std::pair<Ref, Ref>> entries;
+  bool invalid = false;
+  std::function<void(size_t)> run = [&](size_t level) {
+    if (invalid || source.tooManyErrors())
+      return;
+    if (level == expr.clauses.size()) {
+      Ref element = load(eval(*expr.element), expr.element->getLoc());
+      invalid |= isPoison(element);
+      if (expr.value) {
+        Ref value = load(eval(*expr.value), expr.value->getLoc());
+        invalid |= isPoison(value);
+        entries.push_back({element, value});
+      } else {
+        elements.push_back(element);
+      }
+      return;
+    }
+    const ComprehensionExpr::Clause &clause = expr.clauses[level];
+    std::optional<std::vector<Ref>> items =
+        iterate(*this, load(eval(*clause.iter), clause.iter->getLoc()),
+                clause.iter->getLoc());
+    if (!items) {
+      invalid = true;
+      return;
+    }
+    for (const Ref &item : *items) {
+      if (++compileTimeSteps > kMaxCompileTimeSteps) {
+        error(expr.getLoc(), "compile-time evaluation takes too many steps");
+        invalid = true;
+        return;
+      }
+      assign(*clause.target, item, clause.target->getLoc());
+      bool taken = true;
+      for (const ExprPtr &condition : clause.conditions) {
+        Ref cond = load(eval(*condition), condition->getLoc());
+        if (isPoison(cond)) {
+          invalid = true;
+          return;
+        }
+        std::optional<bool> known = truth(cond, condition->getLoc());
+        if (!known) {
+          error(condition->getLoc(), "a comprehension's condition must be "
+                                     "known at compile time");
+          invalid = true;
+          return;
+        }
+        if (!*known) {
+          taken = false;
+          break;
+        }
+      }
+      if (taken)
+        run(level + 1);
+      if (invalid)
+        return;
+    }
+  };
+  run(0);
+  scope->clear();
+  scope = outer;
+  if (invalid)
+    return poison();
+  if (expr.form == ComprehensionExpr::Form::Dict)
+    return checkNesting(std::make_shared<DictObject>(std::move(entries)),
+                        expr.getLoc());
+  return checkNesting(tuple(std::move(elements), /*isList=*/true),
+                      expr.getLoc());
 }
 
 Ref Evaluator::evalName(const NameExpr &expr) {

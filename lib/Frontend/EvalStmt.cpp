@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BuiltinsInternal.h"
 #include "tilec/Frontend/Evaluator.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -13,9 +14,6 @@
 using namespace tilec::frontend;
 using llvm::SMLoc;
 using llvm::StringRef;
-
-/// Iterations of compile-time loops, bounded to stop runaway input.
-static constexpr uint64_t kMaxCompileTimeSteps = 1u << 20;
 
 //===----------------------------------------------------------------------===//
 // Statements
@@ -245,35 +243,19 @@ Evaluator::Flow Evaluator::execFor(const ForStmt &stmt) {
   Ref iter = eval(*stmt.iter);
   if (isPoison(iter))
     return Flow::Normal;
-  if (auto *iterable = llvm::dyn_cast<IterableObject>(iter.get())) {
-    if (!iterable->compileTimeRange)
-      return execRuntimeLoop(stmt, *iterable);
-    std::vector<Ref> items;
-    int64_t start = *getConstInt(iterable->start);
-    int64_t stop = *getConstInt(iterable->stop);
-    int64_t step = *getConstInt(iterable->step);
-    for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step) {
-      if (items.size() >= kMaxCompileTimeSteps) {
-        error(stmt.iter->getLoc(), "compile-time loop has too many "
-                                   "iterations");
-        return Flow::Normal;
-      }
-      items.push_back(integer(i));
-    }
-    return execCompileTimeLoop(stmt, std::move(items));
+  auto *iterable = llvm::dyn_cast<IterableObject>(iter.get());
+  if (iterable && !iterable->compileTimeRange)
+    return execRuntimeLoop(stmt, *iterable);
+  if (!iterable && !llvm::isa<TupleObject, DictObject>(iter.get())) {
+    error(stmt.iter->getLoc(),
+          "cannot loop over a " + getTypeName(*iter) +
+              "; kernel loops iterate over T.Parallel, T.Pipelined, T.serial, "
+              "T.unroll or range");
+    return Flow::Normal;
   }
-  if (auto *sequence = llvm::dyn_cast<TupleObject>(iter.get()))
-    return execCompileTimeLoop(stmt, sequence->elements);
-  if (auto *dict = llvm::dyn_cast<DictObject>(iter.get())) {
-    std::vector<Ref> keys;
-    for (const auto &entry : dict->entries)
-      keys.push_back(entry.first);
-    return execCompileTimeLoop(stmt, std::move(keys));
-  }
-  error(stmt.iter->getLoc(),
-        "cannot loop over a " + getTypeName(*iter) +
-            "; kernel loops iterate over T.Parallel, T.Pipelined, T.serial, "
-            "T.unroll or range");
+  if (std::optional<std::vector<Ref>> items =
+          iterate(*this, iter, stmt.iter->getLoc()))
+    return execCompileTimeLoop(stmt, std::move(*items));
   return Flow::Normal;
 }
 

@@ -360,10 +360,29 @@ ExprPtr Parser::parseAtom() {
   }
 }
 
-ExprPtr Parser::rejectComprehension(SMLoc loc) {
-  emitError(loc, "comprehensions are not supported in .tile; build the "
-                 "sequence with a for loop or write it out");
-  return nullptr;
+ExprPtr Parser::parseComprehension(SMLoc loc, ComprehensionExpr::Form form,
+                                   ExprPtr element, ExprPtr value) {
+  std::vector<ComprehensionExpr::Clause> clauses;
+  while (consumeIf(TokenKind::kw_for)) {
+    ComprehensionExpr::Clause clause;
+    clause.target = parseForTarget();
+    if (!clause.target || !expect(TokenKind::kw_in, "'in'"))
+      return nullptr;
+    // As in Python: no conditional expression without parentheses here,
+    // so that `if` starts a condition.
+    clause.iter = parseOrTest();
+    if (!clause.iter)
+      return nullptr;
+    while (consumeIf(TokenKind::kw_if)) {
+      ExprPtr condition = parseOrTest();
+      if (!condition)
+        return nullptr;
+      clause.conditions.push_back(std::move(condition));
+    }
+    clauses.push_back(std::move(clause));
+  }
+  return checkHeight(std::make_unique<ComprehensionExpr>(
+      loc, form, std::move(element), std::move(value), std::move(clauses)));
 }
 
 ExprPtr Parser::parseParenthesized() {
@@ -373,8 +392,13 @@ ExprPtr Parser::parseParenthesized() {
   ExprPtr first = parseTest();
   if (!first)
     return nullptr;
-  if (at(TokenKind::kw_for))
-    return rejectComprehension(peek().loc);
+  if (at(TokenKind::kw_for)) {
+    ExprPtr generator = parseComprehension(
+        loc, ComprehensionExpr::Form::Generator, std::move(first), nullptr);
+    if (!generator || !expect(TokenKind::r_paren, "')'"))
+      return nullptr;
+    return generator;
+  }
   if (consumeIf(TokenKind::r_paren))
     return first;
   std::vector<ExprPtr> elements;
@@ -399,8 +423,13 @@ ExprPtr Parser::parseListDisplay() {
     ExprPtr element = parseTest();
     if (!element)
       return nullptr;
-    if (at(TokenKind::kw_for))
-      return rejectComprehension(peek().loc);
+    if (at(TokenKind::kw_for) && elements.empty()) {
+      ExprPtr list = parseComprehension(loc, ComprehensionExpr::Form::List,
+                                        std::move(element), nullptr);
+      if (!list || !expect(TokenKind::r_square, "']'"))
+        return nullptr;
+      return list;
+    }
     elements.push_back(std::move(element));
     if (!consumeIf(TokenKind::comma))
       break;
@@ -421,8 +450,6 @@ ExprPtr Parser::parseDictDisplay() {
     ExprPtr key = parseTest();
     if (!key)
       return nullptr;
-    if (at(TokenKind::kw_for))
-      return rejectComprehension(peek().loc);
     if (!at(TokenKind::colon)) {
       emitError(key->getLoc(), "sets are not supported in .tile; use a tuple "
                                "or a list");
@@ -432,8 +459,13 @@ ExprPtr Parser::parseDictDisplay() {
     ExprPtr value = parseTest();
     if (!value)
       return nullptr;
-    if (at(TokenKind::kw_for))
-      return rejectComprehension(peek().loc);
+    if (at(TokenKind::kw_for) && keys.empty()) {
+      ExprPtr dict = parseComprehension(loc, ComprehensionExpr::Form::Dict,
+                                        std::move(key), std::move(value));
+      if (!dict || !expect(TokenKind::r_brace, "'}'"))
+        return nullptr;
+      return dict;
+    }
     keys.push_back(std::move(key));
     values.push_back(std::move(value));
     if (!consumeIf(TokenKind::comma))
@@ -476,8 +508,24 @@ ExprPtr Parser::parseCall(ExprPtr callee) {
       ExprPtr arg = parseTest();
       if (!arg)
         return nullptr;
-      if (at(TokenKind::kw_for))
-        return rejectComprehension(peek().loc);
+      // A generator as the only argument needs no parentheses of its own.
+      if (at(TokenKind::kw_for)) {
+        if (!args.empty() || !keywords.empty()) {
+          emitError(peek().loc, "a generator argument needs parentheses "
+                                "unless it is the only argument");
+          return nullptr;
+        }
+        SMLoc argLoc = arg->getLoc();
+        arg = parseComprehension(argLoc, ComprehensionExpr::Form::Generator,
+                                 std::move(arg), nullptr);
+        if (!arg)
+          return nullptr;
+        if (!at(TokenKind::r_paren)) {
+          emitError(peek().loc, "a generator argument needs parentheses "
+                                "unless it is the only argument");
+          return nullptr;
+        }
+      }
       if (!keywords.empty()) {
         emitError(arg->getLoc(),
                   "positional argument follows keyword argument");

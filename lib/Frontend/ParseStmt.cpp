@@ -469,31 +469,35 @@ StmtPtr Parser::parseIf() {
                                   std::move(otherwise));
 }
 
-StmtPtr Parser::parseFor() {
-  SMLoc loc = consume().loc;
-  // The target is a name or a tuple of names: parse below comparisons so
-  // that `in` is not taken as an operator.
+ExprPtr Parser::parseForTarget() {
+  // A name or a tuple of names: parsed below comparisons so that `in` is
+  // not taken as an operator.
   std::vector<ExprPtr> targets;
   SMLoc targetLoc = peek().loc;
   bool parenthesized = consumeIf(TokenKind::l_paren);
   do {
     if (!at(TokenKind::identifier)) {
       errorExpected("a loop variable");
-      recover();
       return nullptr;
     }
     Token name = consume();
     targets.push_back(std::make_unique<NameExpr>(name.loc, name.text.str()));
   } while (consumeIf(TokenKind::comma) && !at(TokenKind::kw_in) &&
            !at(TokenKind::r_paren));
-  if (parenthesized && !expect(TokenKind::r_paren, "')'")) {
+  if (parenthesized && !expect(TokenKind::r_paren, "')'"))
+    return nullptr;
+  if (targets.size() == 1 && !parenthesized)
+    return std::move(targets.front());
+  return std::make_unique<TupleExpr>(targetLoc, std::move(targets));
+}
+
+StmtPtr Parser::parseFor() {
+  SMLoc loc = consume().loc;
+  ExprPtr target = parseForTarget();
+  if (!target) {
     recover();
     return nullptr;
   }
-  ExprPtr target =
-      targets.size() == 1 && !parenthesized
-          ? std::move(targets.front())
-          : std::make_unique<TupleExpr>(targetLoc, std::move(targets));
   if (!expect(TokenKind::kw_in, "'in'")) {
     recover();
     return nullptr;

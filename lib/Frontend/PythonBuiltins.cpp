@@ -111,6 +111,29 @@ static Ref sum(Evaluator &eval, const CallArgs &call) {
   return total;
 }
 
+/// any(iterable) or all(iterable): over values known at compile time.
+static BuiltinObject::Handler anyAll(bool isAll) {
+  std::string name = isAll ? "all" : "any";
+  return [isAll, name](Evaluator &eval, const CallArgs &call) -> Ref {
+    std::optional<Args> args = bindArgs(eval, call, name, {"iterable"}, 1);
+    if (!args)
+      return poison();
+    std::optional<std::vector<Ref>> items =
+        iterate(eval, (*args)[0], args->loc(0));
+    if (!items)
+      return poison();
+    for (const Ref &element : *items) {
+      std::optional<bool> known = eval.truth(element, args->loc(0));
+      if (!known)
+        return eval.error(args->loc(0), name + "() needs values known at "
+                                               "compile time");
+      if (*known != isAll)
+        return boolean(!isAll);
+    }
+    return boolean(isAll);
+  };
+}
+
 static Ref roundBuiltin(Evaluator &eval, const CallArgs &call) {
   std::optional<Args> args = bindArgs(eval, call, "round", {"number"}, 1);
   if (!args)
@@ -173,6 +196,8 @@ void tilec::frontend::addPythonBuiltins(ModuleObject &python) {
       return sequenceBuiltin(eval, call, name);
     });
   m["sum"] = builtin("sum", sum);
+  m["any"] = builtin("any", anyAll(false));
+  m["all"] = builtin("all", anyAll(true));
   m["round"] = builtin("round", roundBuiltin);
   m["enumerate"] = builtin("enumerate", enumerateBuiltin);
   m["zip"] = builtin("zip", zipBuiltin);

@@ -79,6 +79,7 @@ public:
     BoolOp,
     Compare,
     IfExp,
+    Comprehension,
   };
 
   Expr(Kind kind, llvm::SMLoc loc) : kind(kind), loc(loc) {}
@@ -302,6 +303,35 @@ public:
     setHeightAbove({this->cond.get(), this->then.get(), this->otherwise.get()});
   }
   ExprPtr cond, then, otherwise;
+};
+
+/// `[element for target in iter if condition ...]`, `{key: value for ...}`
+/// and a generator `(element for ...)`, which evaluates to a list.
+class ComprehensionExpr : public ExprBase<Expr::Kind::Comprehension> {
+public:
+  enum class Form { List, Dict, Generator };
+  struct Clause {
+    ExprPtr target, iter;
+    std::vector<ExprPtr> conditions;
+  };
+  ComprehensionExpr(llvm::SMLoc loc, Form form, ExprPtr element, ExprPtr value,
+                    std::vector<Clause> clauses)
+      : ExprBase(loc), form(form), element(std::move(element)),
+        value(std::move(value)), clauses(std::move(clauses)) {
+    std::vector<const Expr *> children = {this->element.get(),
+                                          this->value.get()};
+    for (const Clause &clause : this->clauses) {
+      children.push_back(clause.target.get());
+      children.push_back(clause.iter.get());
+      for (const ExprPtr &condition : clause.conditions)
+        children.push_back(condition.get());
+    }
+    setHeightAbove(children);
+  }
+  Form form;
+  ExprPtr element;
+  ExprPtr value; // the dict form's value; null otherwise
+  std::vector<Clause> clauses;
 };
 
 //===----------------------------------------------------------------------===//

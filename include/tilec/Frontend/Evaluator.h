@@ -31,6 +31,9 @@ namespace tilec::frontend {
 /// of `fast_math`, `tma` and `warp_specialize` booleans.
 inline constexpr llvm::StringLiteral kPassConfigsAttr = "tilec.pass_configs";
 
+/// Iterations of compile-time loops, bounded to stop runaway input.
+inline constexpr uint64_t kMaxCompileTimeSteps = 1u << 20;
+
 struct ImportOptions {
   /// `-D NAME=VALUE` pairs, in command-line order.
   std::vector<std::pair<std::string, std::string>> defines;
@@ -214,6 +217,7 @@ private:
   Flow execFor(const ForStmt &stmt);
   Flow execWith(const WithStmt &stmt);
   void execFunctionDef(const FunctionDefStmt &stmt);
+  Ref evalComprehension(const ComprehensionExpr &expr);
   /// Applies `@tilelang.jit(pass_configs=...)`: the keys with a tilec
   /// equivalent go into the module's kPassConfigsAttr.
   void applyPassConfigs(const Keyword &configs);

@@ -85,7 +85,12 @@ private:
   ExprPtr parseSubscript(ExprPtr value);
   ExprPtr parseSubscriptItem();
   /// Reports a comprehension at the current `for` and skips past it.
-  ExprPtr rejectComprehension(llvm::SMLoc loc);
+  /// The `for ... in ... if ...` clauses after `element` (and `value` in a
+  /// dict), the parser at the first `for`.
+  ExprPtr parseComprehension(llvm::SMLoc loc, ComprehensionExpr::Form form,
+                             ExprPtr element, ExprPtr value);
+  /// The target of a `for`: a name or a tuple of names.
+  ExprPtr parseForTarget();
 
   /// Python stops at a few hundred levels too; this keeps the stack small.
   static constexpr unsigned kMaxDepth = 100;
