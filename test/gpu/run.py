@@ -293,6 +293,8 @@ def configs():
                      "IN_KIND": 0, "ACC_F16": 0, "OUT_KIND": 0},
                     ["--arch", archs], "gemm.cpp", ["-lcublas", "-lcudart"]))
     out.append(("control", kernel("control"), {}, "CONTROL", {}))
+    out.append(("control_fast_math", kernel("control"), {}, "CONTROL", {},
+                ["--fast-math"]))
     return out
 
 

@@ -428,6 +428,31 @@ static bool run(Context &ctx) {
                       " guarded row gather m=" + std::to_string(m),
                   widen(y), want, 0, 0, ctx.seed);
   }
+  // bf16 comparisons, of two values and of their difference with zero (a
+  // third of the pairs equal): under --fast-math, once a PTX modifier
+  // ptxas rejected.
+  for (int64_t n : {1, 1000}) {
+    std::vector<uint16_t> a = toSixteenBits(ctx.uniform(size_t(n)), true);
+    std::vector<uint16_t> b = toSixteenBits(ctx.uniform(size_t(n)), true);
+    for (int64_t g = 0; g < n; g += 3)
+      b[g] = a[g];
+    Buffer A(n, 2), Bb(n, 2), Y(n, 4);
+    A.upload(a.data());
+    Bb.upload(b.data());
+    Y.poison();
+    CHECK(LAUNCH(select_bf16, A.ptr, Bb.ptr, Y.ptr, n));
+    SYNC();
+    std::vector<float> y(n);
+    Y.download(y.data());
+    std::vector<double> want(n);
+    for (int64_t g = 0; g < n; ++g) {
+      double x = bf16ToFloat(a[g]), z = bf16ToFloat(b[g]);
+      want[g] = x == z ? -1.0 : x > z ? x : 2 * z;
+    }
+    ok &= compare(std::string(TEST_NAME) + " bf16 select n=" +
+                      std::to_string(n),
+                  widen(y), want, 0, 0, ctx.seed);
+  }
   return ok;
 }
 
