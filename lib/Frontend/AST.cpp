@@ -212,7 +212,7 @@ void ASTPrinter::print(const Expr *expr) {
     for (const Keyword &keyword : call->keywords) {
       if (&keyword != &call->keywords.front() || !call->args.empty())
         os << ", ";
-      os << keyword.name << "=";
+      os << (keyword.name.empty() ? "**" : keyword.name + "=");
       print(keyword.value.get());
     }
     os << ")";
@@ -286,6 +286,10 @@ void ASTPrinter::print(const Expr *expr) {
     os << ")";
     return;
   }
+  case Expr::Kind::Starred:
+    os << "*";
+    print(llvm::cast<StarredExpr>(expr)->value.get());
+    return;
   case Expr::Kind::Comprehension: {
     const auto *comprehension = llvm::cast<ComprehensionExpr>(expr);
     using Form = ComprehensionExpr::Form;

@@ -40,6 +40,11 @@ void addLayoutBuiltins(ModuleObject &layout);
 void addMathBuiltins(ModuleObject &language, ModuleObject &python);
 /// The other Python builtins .tile keeps (PythonBuiltins.cpp).
 void addPythonBuiltins(ModuleObject &python);
+/// The method `attr` of the compile-time value `self`, bound to it, or null
+/// when it has none.
+Ref getMethod(const Ref &self, llvm::StringRef attr);
+/// Python's itertools module: product.
+void addItertoolsModule(ModuleObject &itertools);
 /// Python's math module, evaluated at compile time.
 void addPythonMathModule(ModuleObject &math);
 /// The names of torch that annotations use: Tensor and the dtypes.

@@ -113,6 +113,9 @@ Ref Evaluator::eval(const Expr &expr) {
   }
   case Expr::Kind::Comprehension:
     return evalComprehension(llvm::cast<ComprehensionExpr>(expr));
+  case Expr::Kind::Starred:
+    return error(expr.getLoc(), "'*' unpacks only a call's arguments in "
+                                ".tile");
   }
   return poison();
 }
@@ -266,6 +269,8 @@ Ref Evaluator::getAttribute(const Ref &value, StringRef attr, SMLoc loc) {
     if (attr == "bits")
       return integer(dtype->dtype.getWidth());
   }
+  if (Ref method = getMethod(value, attr))
+    return method;
   if (auto *pending = llvm::dyn_cast<PendingTensorObject>(value.get()))
     return error(loc, "tensor parameter '" + pending->name +
                           "' has no type yet; annotate it first (" +
@@ -283,12 +288,48 @@ Ref Evaluator::evalCall(const CallExpr &expr) {
   CallArgs args;
   args.loc = expr.getLoc();
   for (const ExprPtr &arg : expr.args) {
+    // `*value`: each item an argument.
+    if (auto *starred = llvm::dyn_cast<StarredExpr>(arg.get())) {
+      Ref value = load(eval(*starred->value), starred->value->getLoc());
+      std::optional<std::vector<Ref>> items =
+          iterate(*this, value, starred->value->getLoc());
+      if (!items)
+        return poison();
+      for (Ref &item : *items) {
+        args.args.push_back(std::move(item));
+        args.argLocs.push_back(arg->getLoc());
+      }
+      continue;
+    }
     args.args.push_back(eval(*arg));
     args.argLocs.push_back(arg->getLoc());
   }
   for (const Keyword &keyword : expr.keywords) {
-    args.keywords.push_back({keyword.name, eval(*keyword.value)});
-    args.keywordLocs.push_back(keyword.loc);
+    if (!keyword.name.empty()) {
+      args.keywords.push_back({keyword.name, eval(*keyword.value)});
+      args.keywordLocs.push_back(keyword.loc);
+      continue;
+    }
+    // `**value`: a dict of string keys, each a keyword argument.
+    Ref value = load(eval(*keyword.value), keyword.value->getLoc());
+    if (isPoison(value))
+      return value;
+    auto *dict = llvm::dyn_cast<DictObject>(value.get());
+    if (!dict)
+      return error(keyword.value->getLoc(),
+                   "argument after ** must be a dict, not a " +
+                       getTypeName(*value));
+    for (const auto &[key, entry] : dict->entries) {
+      auto *name = llvm::dyn_cast<StrObject>(key.get());
+      if (!name)
+        return error(keyword.value->getLoc(), "keywords must be strings");
+      for (const auto &existing : args.keywords)
+        if (existing.first == name->value)
+          return error(keyword.loc,
+                       "keyword argument '" + name->value + "' given twice");
+      args.keywords.push_back({name->value, entry});
+      args.keywordLocs.push_back(keyword.loc);
+    }
   }
   return call(callee, args, expr.getLoc());
 }

@@ -479,6 +479,8 @@ void Evaluator::execImport(const ImportStmt &stmt) {
       return tilelang;
     if (name == "math")
       return namespaces.math;
+    if (name == "itertools")
+      return namespaces.itertools;
     if (name == "torch")
       return namespaces.torch;
     return nullptr;
@@ -489,7 +491,8 @@ void Evaluator::execImport(const ImportStmt &stmt) {
     dotted.split(parts, '.');
     Ref current = root(parts.front());
     if (!current) {
-      error(loc, "only tilelang, math and torch can be imported in .tile; '" +
+      error(loc, "only tilelang, math, itertools and torch can be imported "
+                 "in .tile; '" +
                      parts.front() +
                      "' belongs to the host program, not the kernel");
       return nullptr;

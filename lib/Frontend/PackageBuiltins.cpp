@@ -177,6 +177,48 @@ void tilec::frontend::addPythonMathModule(ModuleObject &math) {
   });
 }
 
+void tilec::frontend::addItertoolsModule(ModuleObject &itertools) {
+  itertools.members["product"] = builtin(
+      "itertools.product", [](Evaluator &eval, const CallArgs &call) -> Ref {
+        int64_t repeat = 1;
+        for (auto [keyword, loc] : llvm::zip(call.keywords, call.keywordLocs)) {
+          std::optional<int64_t> value = getConstInt(keyword.second);
+          if (keyword.first != "repeat" || !value || *value < 0)
+            return eval.error(loc, "itertools.product takes iterables and "
+                                   "repeat=N, N a non-negative integer");
+          repeat = *value;
+        }
+        std::vector<std::vector<Ref>> pools;
+        for (auto [arg, loc] : llvm::zip(call.args, call.argLocs)) {
+          std::optional<std::vector<Ref>> items = iterate(eval, arg, loc);
+          if (!items)
+            return poison();
+          pools.push_back(std::move(*items));
+        }
+        std::vector<std::vector<Ref>> repeated;
+        for (int64_t r = 0; r < repeat; ++r)
+          repeated.insert(repeated.end(), pools.begin(), pools.end());
+        std::vector<std::vector<Ref>> combinations = {{}};
+        for (const std::vector<Ref> &pool : repeated) {
+          std::vector<std::vector<Ref>> next;
+          for (const std::vector<Ref> &prefix : combinations)
+            for (const Ref &item : pool) {
+              if (next.size() >= kMaxCompileTimeSteps)
+                return eval.error(call.loc, "itertools.product has too many "
+                                            "combinations");
+              next.push_back(prefix);
+              next.back().push_back(item);
+            }
+          combinations = std::move(next);
+        }
+        std::vector<Ref> tuples;
+        for (std::vector<Ref> &combination : combinations)
+          tuples.push_back(tuple(std::move(combination)));
+        return eval.checkNesting(tuple(std::move(tuples), /*isList=*/true),
+                                 call.loc);
+      });
+}
+
 void tilec::frontend::addTorchModule(ModuleObject &torch,
                                      mlir::MLIRContext *context) {
   // Annotations of factories and host code name torch's types; kernels

@@ -483,12 +483,26 @@ ExprPtr Parser::parseCall(ExprPtr callee) {
   std::vector<ExprPtr> args;
   std::vector<Keyword> keywords;
   while (!at(TokenKind::r_paren)) {
-    if (at(TokenKind::star) || at(TokenKind::star_star)) {
-      emitError(peek().loc, "argument unpacking (*args, **kwargs) is not "
-                            "supported in .tile");
-      return nullptr;
-    }
-    if (at(TokenKind::identifier) && peek(1).is(TokenKind::equal)) {
+    if (at(TokenKind::star_star)) {
+      Keyword keyword;
+      keyword.loc = consume().loc;
+      keyword.value = parseTest();
+      if (!keyword.value)
+        return nullptr;
+      keywords.push_back(std::move(keyword));
+    } else if (at(TokenKind::star)) {
+      SMLoc starLoc = consume().loc;
+      ExprPtr value = parseTest();
+      if (!value)
+        return nullptr;
+      if (llvm::any_of(keywords,
+                       [](const Keyword &k) { return k.name.empty(); })) {
+        emitError(starLoc, "iterable argument unpacking follows keyword "
+                           "argument unpacking");
+        return nullptr;
+      }
+      args.push_back(std::make_unique<StarredExpr>(starLoc, std::move(value)));
+    } else if (at(TokenKind::identifier) && peek(1).is(TokenKind::equal)) {
       Keyword keyword;
       keyword.loc = peek().loc;
       keyword.name = consume().text.str();

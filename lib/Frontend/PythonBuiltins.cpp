@@ -134,6 +134,137 @@ static BuiltinObject::Handler anyAll(bool isAll) {
   };
 }
 
+/// sorted(iterable, reverse=False) of numbers or of strings.
+static Ref sortedBuiltin(Evaluator &eval, const CallArgs &call) {
+  std::optional<Args> args =
+      bindArgs(eval, call, "sorted", {"iterable", "reverse"}, 1);
+  if (!args)
+    return poison();
+  std::optional<std::vector<Ref>> items =
+      iterate(eval, (*args)[0], args->loc(0));
+  if (!items)
+    return poison();
+  bool reverse = false;
+  if (args->has(1)) {
+    std::optional<bool> known = eval.truth((*args)[1], args->loc(1));
+    if (!known)
+      return eval.error(args->loc(1), "reverse must be known at compile time");
+    reverse = *known;
+  }
+  bool strings = !items->empty() && llvm::isa<StrObject>(*items->front());
+  for (const Ref &item : *items)
+    if (strings ? !llvm::isa<StrObject>(*item) : !getConstNumber(item))
+      return eval.error(args->loc(0), "sorted() takes numbers or strings "
+                                      "known at compile time");
+  auto less = [strings](const Ref &a, const Ref &b) {
+    if (strings)
+      return llvm::cast<StrObject>(*a).value < llvm::cast<StrObject>(*b).value;
+    return *getConstNumber(a) < *getConstNumber(b);
+  };
+  std::vector<Ref> result = *items;
+  std::stable_sort(result.begin(), result.end(),
+                   [&](const Ref &a, const Ref &b) {
+                     return reverse ? less(b, a) : less(a, b);
+                   });
+  return tuple(std::move(result), /*isList=*/true);
+}
+
+/// dict(), dict(mapping or pairs), dict(**keywords) and both.
+static Ref dictBuiltin(Evaluator &eval, const CallArgs &call) {
+  if (call.args.size() > 1)
+    return eval.error(call.argLocs[1], "dict() takes at most one positional "
+                                       "argument");
+  std::vector<std::pair<Ref, Ref>> entries;
+  auto put = [&](Ref key, Ref value) {
+    for (auto &entry : entries)
+      if (constEquals(entry.first, key).value_or(false)) {
+        entry.second = std::move(value);
+        return;
+      }
+    entries.push_back({std::move(key), std::move(value)});
+  };
+  if (!call.args.empty()) {
+    const Ref &source = call.args.front();
+    if (auto *dict = llvm::dyn_cast<DictObject>(source.get())) {
+      entries = dict->entries;
+    } else {
+      std::optional<std::vector<Ref>> items =
+          iterate(eval, source, call.argLocs.front());
+      if (!items)
+        return poison();
+      for (const Ref &item : *items) {
+        auto *pair = llvm::dyn_cast<TupleObject>(item.get());
+        if (!pair || pair->elements.size() != 2)
+          return eval.error(call.argLocs.front(),
+                            "dict() takes pairs of a key and a value");
+        put(pair->elements[0], pair->elements[1]);
+      }
+    }
+  }
+  for (const auto &[name, value] : call.keywords)
+    put(string(name), value);
+  return eval.checkNesting(std::make_shared<DictObject>(std::move(entries)),
+                           call.loc);
+}
+
+static Ref reversedBuiltin(Evaluator &eval, const CallArgs &call) {
+  std::optional<Args> args = bindArgs(eval, call, "reversed", {"sequence"}, 1);
+  if (!args)
+    return poison();
+  std::optional<std::vector<Ref>> items =
+      iterate(eval, (*args)[0], args->loc(0));
+  if (!items)
+    return poison();
+  std::reverse(items->begin(), items->end());
+  return tuple(std::move(*items), /*isList=*/true);
+}
+
+/// isinstance(value, type) for Python's types: int, float, bool, str,
+/// tuple, list and dict (a tuple of them too).
+static Ref isinstanceBuiltin(Evaluator &eval, const CallArgs &call) {
+  std::optional<Args> args =
+      bindArgs(eval, call, "isinstance", {"object", "classinfo"}, 2);
+  if (!args)
+    return poison();
+  const Ref &value = (*args)[0];
+  std::function<std::optional<bool>(const Ref &)> matches =
+      [&](const Ref &type) -> std::optional<bool> {
+    if (auto *types = llvm::dyn_cast<TupleObject>(type.get())) {
+      for (const Ref &element : types->elements) {
+        std::optional<bool> match = matches(element);
+        if (!match || *match)
+          return match;
+      }
+      return false;
+    }
+    auto *builtin = llvm::dyn_cast<BuiltinObject>(type.get());
+    if (!builtin)
+      return std::nullopt;
+    StringRef name = builtin->name;
+    if (name == "int")
+      return llvm::isa<IntObject, BoolObject>(*value);
+    if (name == "float")
+      return llvm::isa<FloatObject>(*value);
+    if (name == "bool")
+      return llvm::isa<BoolObject>(*value);
+    if (name == "str")
+      return llvm::isa<StrObject>(*value);
+    if (name == "tuple" || name == "list") {
+      auto *sequence = llvm::dyn_cast<TupleObject>(value.get());
+      return sequence && sequence->isList == (name == "list");
+    }
+    if (name == "dict")
+      return llvm::isa<DictObject>(*value);
+    return std::nullopt;
+  };
+  std::optional<bool> match = matches((*args)[1]);
+  if (!match)
+    return eval.error(args->loc(1), "isinstance() takes int, float, bool, "
+                                    "str, tuple, list or dict, or a tuple "
+                                    "of them");
+  return boolean(*match);
+}
+
 static Ref roundBuiltin(Evaluator &eval, const CallArgs &call) {
   std::optional<Args> args = bindArgs(eval, call, "round", {"number"}, 1);
   if (!args)
@@ -196,6 +327,10 @@ void tilec::frontend::addPythonBuiltins(ModuleObject &python) {
       return sequenceBuiltin(eval, call, name);
     });
   m["sum"] = builtin("sum", sum);
+  m["sorted"] = builtin("sorted", sortedBuiltin);
+  m["dict"] = builtin("dict", dictBuiltin);
+  m["reversed"] = builtin("reversed", reversedBuiltin);
+  m["isinstance"] = builtin("isinstance", isinstanceBuiltin);
   m["any"] = builtin("any", anyAll(false));
   m["all"] = builtin("all", anyAll(true));
   m["round"] = builtin("round", roundBuiltin);

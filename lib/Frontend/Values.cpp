@@ -363,6 +363,24 @@ std::optional<bool> tilec::frontend::constEquals(const Ref &a, const Ref &b) {
     }
     return true;
   }
+  case Object::Kind::Dict: {
+    // Equal entries, in any order.
+    const auto &x = llvm::cast<DictObject>(*a);
+    const auto &y = llvm::cast<DictObject>(*b);
+    if (x.entries.size() != y.entries.size())
+      return false;
+    for (const auto &[key, value] : x.entries) {
+      auto match = llvm::find_if(y.entries, [&](const auto &entry) {
+        return constEquals(entry.first, key).value_or(false);
+      });
+      if (match == y.entries.end())
+        return false;
+      std::optional<bool> equal = constEquals(value, match->second);
+      if (!equal || !*equal)
+        return equal;
+    }
+    return true;
+  }
   case Object::Kind::Scalar:
   case Object::Kind::Access:
     return std::nullopt;

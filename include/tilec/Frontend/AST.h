@@ -80,6 +80,7 @@ public:
     Compare,
     IfExp,
     Comprehension,
+    Starred,
   };
 
   Expr(Kind kind, llvm::SMLoc loc) : kind(kind), loc(loc) {}
@@ -203,6 +204,7 @@ public:
 };
 
 struct Keyword {
+  /// Empty for `**value`, whose entries are keyword arguments.
   std::string name;
   llvm::SMLoc loc;
   ExprPtr value;
@@ -303,6 +305,17 @@ public:
     setHeightAbove({this->cond.get(), this->then.get(), this->otherwise.get()});
   }
   ExprPtr cond, then, otherwise;
+};
+
+/// `*value` among a call's arguments: the items of `value`, each an
+/// argument.
+class StarredExpr : public ExprBase<Expr::Kind::Starred> {
+public:
+  StarredExpr(llvm::SMLoc loc, ExprPtr value)
+      : ExprBase(loc), value(std::move(value)) {
+    setHeightAbove({this->value.get()});
+  }
+  ExprPtr value;
 };
 
 /// `[element for target in iter if condition ...]`, `{key: value for ...}`

@@ -57,6 +57,8 @@ struct Namespaces {
   std::function<std::shared_ptr<ModuleObject>()> makeTilelang;
   /// Python's math module, evaluated at compile time.
   std::shared_ptr<ModuleObject> math;
+  /// Python's itertools module: product.
+  std::shared_ptr<ModuleObject> itertools;
   /// torch, whose names kernel files carry in annotations.
   std::shared_ptr<ModuleObject> torch;
 };
