@@ -286,6 +286,26 @@ void ASTPrinter::print(const Expr *expr) {
     os << ")";
     return;
   }
+  case Expr::Kind::FString: {
+    const auto *fstring = llvm::cast<FStringExpr>(expr);
+    os << "f\"";
+    for (auto [i, piece] : llvm::enumerate(fstring->pieces)) {
+      for (char c : piece)
+        os << (c == '{' ? "{{" : c == '}' ? "}}" : std::string(1, c));
+      if (i == fstring->fields.size())
+        break;
+      const FStringExpr::Field &field = fstring->fields[i];
+      os << "{";
+      print(field.value.get());
+      if (field.conversion)
+        os << "!" << field.conversion;
+      if (!field.spec.empty())
+        os << ":" << field.spec;
+      os << "}";
+    }
+    os << "\"";
+    return;
+  }
   case Expr::Kind::Starred:
     os << "*";
     print(llvm::cast<StarredExpr>(expr)->value.get());

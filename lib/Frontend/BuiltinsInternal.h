@@ -43,6 +43,10 @@ void addPythonBuiltins(ModuleObject &python);
 /// The method `attr` of the compile-time value `self`, bound to it, or null
 /// when it has none.
 Ref getMethod(const Ref &self, llvm::StringRef attr);
+/// `value` formatted as Python's format(value, spec) does, or nullopt when
+/// the spec does not apply to it.
+std::optional<std::string> formatValue(const Object &value,
+                                       llvm::StringRef spec);
 /// Python's itertools module: product.
 void addItertoolsModule(ModuleObject &itertools);
 /// Python's math module, evaluated at compile time.

@@ -116,8 +116,34 @@ Ref Evaluator::eval(const Expr &expr) {
   case Expr::Kind::Starred:
     return error(expr.getLoc(), "'*' unpacks only a call's arguments in "
                                 ".tile");
+  case Expr::Kind::FString:
+    return evalFString(llvm::cast<FStringExpr>(expr));
   }
   return poison();
+}
+
+Ref Evaluator::evalFString(const FStringExpr &expr) {
+  std::string text = expr.pieces.front();
+  for (auto [field, piece] :
+       llvm::zip(expr.fields, llvm::drop_begin(expr.pieces))) {
+    SMLoc loc = field.value->getLoc();
+    Ref value = load(eval(*field.value), loc);
+    if (isPoison(value))
+      return value;
+    if (llvm::isa<ScalarObject>(*value))
+      return error(loc, "an f-string's fields must be known at compile time");
+    if (field.conversion == 'r' || field.conversion == 'a')
+      value = string(repr(*value));
+    else if (field.conversion == 's')
+      value = string(str(*value));
+    std::optional<std::string> formatted = formatValue(*value, field.spec);
+    if (!formatted)
+      return error(loc, "format spec '" + field.spec + "' does not apply to " +
+                            "a " + getTypeName(*value));
+    text += *formatted;
+    text += piece;
+  }
+  return string(std::move(text));
 }
 
 Ref Evaluator::evalComprehension(const ComprehensionExpr &expr) {

@@ -41,6 +41,8 @@ StringRef tilec::frontend::getTokenSpelling(TokenKind kind) {
     return "number";
   case TokenKind::string:
     return "string";
+  case TokenKind::fstring:
+    return "f-string";
 #define TOK_KEYWORD(SPELLING)                                                  \
   case TokenKind::kw_##SPELLING:                                               \
     return "'" #SPELLING "'";
@@ -85,6 +87,12 @@ Lexer::Lexer(TileSource &source) : source(source) {
         << "; .tile files must be UTF-8";
     curPtr = bufferEnd;
   }
+}
+
+Lexer::Lexer(TileSource &source, StringRef range)
+    : source(source), curPtr(range.begin()), bufferEnd(range.end()) {
+  atLineStart = false;
+  inField = true;
 }
 
 Token Lexer::makeToken(TokenKind kind, const char *start) {
@@ -191,7 +199,7 @@ Token Lexer::lex() {
         brackets.clear();
         return emitError(open, "'" + StringRef(open, 1) + "' was never closed");
       }
-      if (lineHasTokens) {
+      if (lineHasTokens && !inField) {
         lineHasTokens = false;
         return makeToken(TokenKind::newline, curPtr);
       }
@@ -224,7 +232,7 @@ Token Lexer::lex() {
       ++curPtr;
       if (c == '\r' && curPtr != bufferEnd && *curPtr == '\n')
         ++curPtr;
-      if (!brackets.empty())
+      if (!brackets.empty() || inField)
         continue;
       atLineStart = true;
       if (lineHasTokens) {
@@ -378,6 +386,9 @@ Token Lexer::lexString(const char *start, StringRef prefix) {
   curPtr += triple ? 3 : 1;
 
   std::string value;
+  std::vector<std::string> pieces;
+  std::vector<Token::FStringField> fields;
+  bool broken = false;
   while (true) {
     if (curPtr == bufferEnd)
       return emitError(start, triple ? "unterminated triple-quoted string"
@@ -396,6 +407,30 @@ Token Lexer::lexString(const char *start, StringRef prefix) {
     }
     if ((c == '\n' || c == '\r') && !triple)
       return emitError(start, "unterminated string literal");
+    if (formatted && !broken && (c == '{' || c == '}')) {
+      // `{{` and `}}` are the braces themselves.
+      if (curPtr + 1 != bufferEnd && curPtr[1] == c) {
+        value.push_back(c);
+        curPtr += 2;
+        continue;
+      }
+      if (c == '}') {
+        emitError(curPtr++, "single '}' is not allowed in an f-string");
+        broken = true;
+        continue;
+      }
+      ++curPtr;
+      Token::FStringField field;
+      // After an error (reported), the rest of the string is still its.
+      if (!lexFStringField(quote, triple, field)) {
+        broken = true;
+        continue;
+      }
+      pieces.push_back(std::move(value));
+      value.clear();
+      fields.push_back(std::move(field));
+      continue;
+    }
     if (c != '\\' || raw) {
       if (c == '\\' && curPtr + 1 != bufferEnd) {
         // A raw string keeps the backslash and the character after it.
@@ -487,13 +522,96 @@ Token Lexer::lexString(const char *start, StringRef prefix) {
     }
   }
 
-  if (formatted)
-    return emitError(start, "f-strings are not supported in .tile");
   if (bytes)
     return emitError(start, "bytes literals are not supported in .tile");
-  Token token = makeToken(TokenKind::string, start);
-  token.stringValue = std::move(value);
+  if (broken)
+    return makeToken(TokenKind::error, start);
+  Token token =
+      makeToken(formatted ? TokenKind::fstring : TokenKind::string, start);
+  if (formatted) {
+    pieces.push_back(std::move(value));
+    token.fstringPieces = std::move(pieces);
+    token.fstringFields = std::move(fields);
+  } else {
+    token.stringValue = std::move(value);
+  }
   return token;
+}
+
+bool Lexer::lexFStringField(char quote, bool triple,
+                            Token::FStringField &field) {
+  const char *open = curPtr - 1;
+  auto closesString = [&] {
+    return *curPtr == quote &&
+           (!triple || (bufferEnd - curPtr >= 3 && curPtr[1] == quote &&
+                        curPtr[2] == quote));
+  };
+  // The expression: up to `!`, `:` or `}` outside brackets and strings.
+  const char *expressionStart = curPtr;
+  unsigned depth = 0;
+  char inString = 0;
+  for (; curPtr != bufferEnd; ++curPtr) {
+    char c = *curPtr;
+    if (inString) {
+      if (c == '\\' && curPtr + 1 != bufferEnd)
+        ++curPtr;
+      else if (c == inString)
+        inString = 0;
+      continue;
+    }
+    // Outside the expression's strings, a backslash would continue a line.
+    if (c == '\\') {
+      emitError(curPtr, "a backslash is not allowed in an f-string's "
+                        "expression outside its strings");
+      return false;
+    }
+    if (c == '\n' && !triple)
+      break;
+    if (closesString())
+      break;
+    if (c == '\'' || c == '"') {
+      inString = c;
+    } else if (c == '(' || c == '[' || c == '{') {
+      ++depth;
+    } else if ((c == ')' || c == ']' || c == '}') && depth > 0) {
+      --depth;
+    } else if (depth == 0 &&
+               (c == '}' || c == ':' ||
+                (c == '!' && curPtr + 1 != bufferEnd && curPtr[1] != '='))) {
+      break;
+    }
+  }
+  field.expression = StringRef(expressionStart, curPtr - expressionStart);
+  if (field.expression.trim().empty()) {
+    emitError(open, "an f-string's replacement field needs an expression");
+    return false;
+  }
+  if (curPtr != bufferEnd && *curPtr == '!') {
+    ++curPtr;
+    if (curPtr == bufferEnd || !StringRef("rsa").contains(*curPtr)) {
+      emitError(curPtr - 1, "an f-string's conversion is !r, !s or !a");
+      return false;
+    }
+    field.conversion = *curPtr++;
+  }
+  if (curPtr != bufferEnd && *curPtr == ':') {
+    for (++curPtr; curPtr != bufferEnd && *curPtr != '}' && !closesString() &&
+                   *curPtr != '\n';
+         ++curPtr) {
+      if (*curPtr == '{') {
+        emitError(curPtr, "replacement fields inside an f-string's format "
+                          "spec are not supported in .tile");
+        return false;
+      }
+      field.spec.push_back(*curPtr);
+    }
+  }
+  if (curPtr == bufferEnd || *curPtr != '}') {
+    emitError(open, "f-string: expecting '}'");
+    return false;
+  }
+  ++curPtr;
+  return true;
 }
 
 Token Lexer::lexPunctuation(const char *start) {

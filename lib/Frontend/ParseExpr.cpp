@@ -322,12 +322,9 @@ ExprPtr Parser::parseAtom() {
     consume();
     return std::make_unique<FloatExpr>(loc, value);
   }
-  case TokenKind::string: {
-    std::string value;
-    while (at(TokenKind::string))
-      value += consume().stringValue;
-    return std::make_unique<StringExpr>(loc, std::move(value));
-  }
+  case TokenKind::string:
+  case TokenKind::fstring:
+    return parseStrings();
   case TokenKind::kw_True:
   case TokenKind::kw_False: {
     bool value = token.is(TokenKind::kw_True);
@@ -358,6 +355,38 @@ ExprPtr Parser::parseAtom() {
     errorExpected("an expression");
     return nullptr;
   }
+}
+
+ExprPtr Parser::parseStrings() {
+  SMLoc loc = peek().loc;
+  std::vector<std::string> pieces = {""};
+  std::vector<FStringExpr::Field> fields;
+  bool formatted = false;
+  while (at(TokenKind::string) || at(TokenKind::fstring)) {
+    Token token = consume();
+    if (token.is(TokenKind::string)) {
+      pieces.back() += token.stringValue;
+      continue;
+    }
+    formatted = true;
+    pieces.back() += token.fstringPieces.front();
+    for (auto [i, field] : llvm::enumerate(token.fstringFields)) {
+      Parser inner(source, field.expression);
+      ExprPtr value = inner.parseTestList();
+      if (!value)
+        return nullptr;
+      if (!inner.at(TokenKind::eof)) {
+        inner.errorExpected("'}' after the f-string's expression");
+        return nullptr;
+      }
+      fields.push_back({std::move(value), field.conversion, field.spec});
+      pieces.push_back(token.fstringPieces[i + 1]);
+    }
+  }
+  if (!formatted)
+    return std::make_unique<StringExpr>(loc, std::move(pieces.front()));
+  return checkHeight(
+      std::make_unique<FStringExpr>(loc, std::move(pieces), std::move(fields)));
 }
 
 ExprPtr Parser::parseComprehension(SMLoc loc, ComprehensionExpr::Form form,

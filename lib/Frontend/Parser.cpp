@@ -22,6 +22,9 @@ static constexpr unsigned kMaxExpressionHeight = 1000;
 
 Parser::Parser(TileSource &source) : source(source), lexer(source) {}
 
+Parser::Parser(TileSource &source, llvm::StringRef range)
+    : source(source), lexer(source, range) {}
+
 //===----------------------------------------------------------------------===//
 // Tokens
 //===----------------------------------------------------------------------===//

@@ -50,11 +50,9 @@ static Ref convertBuiltin(Evaluator &eval, const CallArgs &call,
   if (name == "str") {
     if (llvm::isa<StrObject>(*x))
       return x;
-    if (auto *dtype = llvm::dyn_cast<DTypeObject>(x.get()))
-      return string(dtype->dtype.name);
     if (llvm::isa<ScalarObject>(*x))
       return eval.error(args->loc(0), "str() needs a compile-time value");
-    return string(repr(*x));
+    return string(str(*x));
   }
   if (name == "bool") {
     if (std::optional<bool> known = eval.truth(x, args->loc(0)))

@@ -204,6 +204,14 @@ StringRef tilec::frontend::getTypeName(const Object &object) {
   return "value";
 }
 
+std::string tilec::frontend::str(const Object &object) {
+  if (auto *text = llvm::dyn_cast<StrObject>(&object))
+    return text->value;
+  if (auto *dtype = llvm::dyn_cast<DTypeObject>(&object))
+    return dtype->dtype.name;
+  return repr(object);
+}
+
 std::string tilec::frontend::repr(const Object &object) {
   std::string text;
   llvm::raw_string_ostream os(text);

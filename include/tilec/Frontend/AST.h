@@ -81,6 +81,7 @@ public:
     IfExp,
     Comprehension,
     Starred,
+    FString,
   };
 
   Expr(Kind kind, llvm::SMLoc loc) : kind(kind), loc(loc) {}
@@ -305,6 +306,27 @@ public:
     setHeightAbove({this->cond.get(), this->then.get(), this->otherwise.get()});
   }
   ExprPtr cond, then, otherwise;
+};
+
+/// `f"...{value!r:spec}..."`: the literal pieces around the replacement
+/// fields (one more than the fields).
+class FStringExpr : public ExprBase<Expr::Kind::FString> {
+public:
+  struct Field {
+    ExprPtr value;
+    char conversion = 0; // 'r', 's', 'a' or 0
+    std::string spec;
+  };
+  FStringExpr(llvm::SMLoc loc, std::vector<std::string> pieces,
+              std::vector<Field> fields)
+      : ExprBase(loc), pieces(std::move(pieces)), fields(std::move(fields)) {
+    std::vector<const Expr *> children;
+    for (const Field &field : this->fields)
+      children.push_back(field.value.get());
+    setHeightAbove(children);
+  }
+  std::vector<std::string> pieces;
+  std::vector<Field> fields;
 };
 
 /// `*value` among a call's arguments: the items of `value`, each an

@@ -220,6 +220,7 @@ private:
   Flow execWith(const WithStmt &stmt);
   void execFunctionDef(const FunctionDefStmt &stmt);
   Ref evalComprehension(const ComprehensionExpr &expr);
+  Ref evalFString(const FStringExpr &expr);
   /// Applies `@tilelang.jit(pass_configs=...)`: the keys with a tilec
   /// equivalent go into the module's kPassConfigsAttr.
   void applyPassConfigs(const Keyword &configs);

@@ -14,6 +14,7 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include <string>
+#include <vector>
 
 namespace tilec::frontend {
 
@@ -37,8 +38,18 @@ struct Token {
   int64_t intValue = 0;
   /// Value of a floating-point literal.
   double floatValue = 0.0;
-  /// Decoded contents of a string literal.
+  /// Decoded contents of a string literal; of an f-string, the literal
+  /// text between its replacement fields (one more piece than fields).
   std::string stringValue;
+  std::vector<std::string> fstringPieces;
+  /// An f-string's replacement fields: the source of each expression, its
+  /// conversion ('r', 's', 'a' or 0) and its format spec.
+  struct FStringField {
+    llvm::StringRef expression;
+    char conversion = 0;
+    std::string spec;
+  };
+  std::vector<FStringField> fstringFields;
 
   bool is(TokenKind k) const { return kind == k; }
   bool isKeyword() const;
@@ -47,6 +58,9 @@ struct Token {
 class Lexer {
 public:
   explicit Lexer(TileSource &source);
+  /// Lexes `range`, a part of the source's text, as the inside of brackets
+  /// (an f-string's replacement field): no newlines or indentation.
+  Lexer(TileSource &source, llvm::StringRef range);
 
   /// Returns the next token. After an error it returns an `error` token and
   /// carries on from the next character, so parsing can go on.
@@ -61,6 +75,10 @@ private:
   Token lexIdentifier(const char *start);
   Token lexNumber(const char *start);
   Token lexString(const char *start, llvm::StringRef prefix);
+  /// Scans the replacement field that starts after the `{` before
+  /// `curPtr`, up to and past its `}`, inside a string closed by `quote`.
+  /// Returns false after reporting an error.
+  bool lexFStringField(char quote, bool triple, Token::FStringField &field);
   Token lexPunctuation(const char *start);
   void skipComment();
 
@@ -77,6 +95,8 @@ private:
   unsigned pendingDedents = 0;
   bool pendingIndent = false;
   bool atLineStart = true;
+  /// Lexing an f-string's replacement field: no newlines or indentation.
+  bool inField = false;
   /// Whether the current logical line produced a token (so a NEWLINE is due).
   bool lineHasTokens = false;
 };

@@ -19,6 +19,8 @@ namespace tilec::frontend {
 class Parser {
 public:
   explicit Parser(TileSource &source);
+  /// Parses `range` of the source's text, an f-string's replacement field.
+  Parser(TileSource &source, llvm::StringRef range);
 
   /// Parses a whole file. Errors are reported through the source; the
   /// returned module holds every statement that parsed.
@@ -89,6 +91,9 @@ private:
   /// dict), the parser at the first `for`.
   ExprPtr parseComprehension(llvm::SMLoc loc, ComprehensionExpr::Form form,
                              ExprPtr element, ExprPtr value);
+  /// The string literals and f-strings from the current token on,
+  /// concatenated.
+  ExprPtr parseStrings();
   /// The target of a `for`: a name or a tuple of names.
   ExprPtr parseForTarget();
 

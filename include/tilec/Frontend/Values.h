@@ -358,6 +358,9 @@ llvm::StringRef getTypeName(const Object &object);
 
 /// Python's repr of a compile-time value, for messages.
 std::string repr(const Object &object);
+/// Python's str of a compile-time value: a string's text, a dtype's name,
+/// the repr of anything else.
+std::string str(const Object &object);
 
 } // namespace tilec::frontend
 
