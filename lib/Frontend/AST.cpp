@@ -403,6 +403,14 @@ void ASTPrinter::print(const Stmt *stmt, unsigned indent) {
     print(forStmt->body, indent + 2);
     return;
   }
+  case Stmt::Kind::While: {
+    const auto *whileStmt = llvm::cast<WhileStmt>(stmt);
+    os << "while ";
+    print(whileStmt->cond.get());
+    os << ":\n";
+    print(whileStmt->body, indent + 2);
+    return;
+  }
   case Stmt::Kind::With: {
     const auto *with = llvm::cast<WithStmt>(stmt);
     os << "with ";

@@ -718,8 +718,12 @@ Ref Evaluator::callFunction(
     return poison();
   ++callDepth;
   std::swap(scope, callScope);
+  // A function's body is no loop's: break stops at its boundary.
+  std::vector<bool> callerLoops;
+  std::swap(callerLoops, enclosingLoops);
   returnValue = none();
   Flow flow = execBlock(function.def->body);
+  std::swap(callerLoops, enclosingLoops);
   std::swap(scope, callScope);
   --callDepth;
   Ref result = flow == Flow::Return ? returnValue : none();

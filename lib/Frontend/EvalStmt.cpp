@@ -23,8 +23,8 @@ Evaluator::Flow Evaluator::execBlock(const Block &block) {
   for (const StmtPtr &stmt : block) {
     if (source.tooManyErrors())
       return Flow::Normal;
-    if (execStmt(*stmt) == Flow::Return)
-      return Flow::Return;
+    if (Flow flow = execStmt(*stmt); flow != Flow::Normal)
+      return flow;
   }
   return Flow::Normal;
 }
@@ -75,14 +75,25 @@ Evaluator::Flow Evaluator::execStmt(const Stmt &stmt) {
   }
   case Stmt::Kind::Pass:
     return Flow::Normal;
+  case Stmt::Kind::While:
+    return execWhile(llvm::cast<WhileStmt>(stmt));
   case Stmt::Kind::Break:
-  case Stmt::Kind::Continue:
-    error(stmt.getLoc(),
-          llvm::Twine(stmt.getKind() == Stmt::Kind::Break ? "break"
-                                                          : "continue") +
-              " is not supported in .tile; give the loop the "
-              "trip count it needs or guard the body with if");
-    return Flow::Normal;
+  case Stmt::Kind::Continue: {
+    bool isBreak = stmt.getKind() == Stmt::Kind::Break;
+    StringRef what = isBreak ? "break" : "continue";
+    if (enclosingLoops.empty()) {
+      error(stmt.getLoc(), "'" + what + "' outside a loop");
+      return Flow::Normal;
+    }
+    if (!enclosingLoops.back()) {
+      error(stmt.getLoc(), "'" + what +
+                               "' in a run-time loop is not supported in "
+                               ".tile; give the loop the trip count it "
+                               "needs or guard the body with if");
+      return Flow::Normal;
+    }
+    return isBreak ? Flow::Break : Flow::Continue;
+  }
   case Stmt::Kind::Assert:
     execAssert(llvm::cast<AssertStmt>(stmt));
     return Flow::Normal;
@@ -203,12 +214,17 @@ Evaluator::Flow Evaluator::execIf(const IfStmt &stmt) {
       emitter.emitIf(condition, !stmt.otherwise.empty(), stmt.getLoc());
   mlir::OpBuilder::InsertionGuard guard(builder);
   builder.setInsertionPointToStart(&ifOp.getThenRegion().front());
-  if (execRegion(stmt.then) == Flow::Return)
-    error(stmt.getLoc(), "'return' inside a run-time if is not supported");
+  auto check = [&](Flow flow) {
+    if (flow == Flow::Return)
+      error(stmt.getLoc(), "'return' inside a run-time if is not supported");
+    else if (flow != Flow::Normal)
+      error(stmt.getLoc(), "'break' and 'continue' under a run-time "
+                           "condition are not supported in .tile");
+  };
+  check(execRegion(stmt.then));
   if (!stmt.otherwise.empty()) {
     builder.setInsertionPointToStart(&ifOp.getElseRegion().front());
-    if (execRegion(stmt.otherwise) == Flow::Return)
-      error(stmt.getLoc(), "'return' inside a run-time if is not supported");
+    check(execRegion(stmt.otherwise));
   }
   return Flow::Normal;
 }
@@ -261,18 +277,53 @@ Evaluator::Flow Evaluator::execFor(const ForStmt &stmt) {
 
 Evaluator::Flow Evaluator::execCompileTimeLoop(const ForStmt &stmt,
                                                std::vector<Ref> items) {
+  enclosingLoops.push_back(true);
+  Flow result = Flow::Normal;
   for (const Ref &item : items) {
     if (++compileTimeSteps > kMaxCompileTimeSteps) {
       error(stmt.getLoc(), "compile-time evaluation takes too many steps");
-      return Flow::Normal;
+      break;
     }
     assign(*stmt.target, item, stmt.target->getLoc());
-    if (execBlock(stmt.body) == Flow::Return)
-      return Flow::Return;
-    if (source.tooManyErrors())
+    Flow flow = execBlock(stmt.body);
+    if (flow == Flow::Return)
+      result = Flow::Return;
+    if (flow == Flow::Return || flow == Flow::Break || source.tooManyErrors())
       break;
   }
-  return Flow::Normal;
+  enclosingLoops.pop_back();
+  return result;
+}
+
+Evaluator::Flow Evaluator::execWhile(const WhileStmt &stmt) {
+  enclosingLoops.push_back(true);
+  Flow result = Flow::Normal;
+  while (!source.tooManyErrors()) {
+    if (++compileTimeSteps > kMaxCompileTimeSteps) {
+      error(stmt.getLoc(), "compile-time evaluation takes too many steps");
+      break;
+    }
+    Ref cond = load(eval(*stmt.cond), stmt.cond->getLoc());
+    if (isPoison(cond))
+      break;
+    std::optional<bool> known = truth(cond, stmt.cond->getLoc());
+    if (!known) {
+      error(stmt.cond->getLoc(),
+            "a while loop runs at compile time: its condition must be "
+            "known then; in kernels, loop with T.serial and guard the body "
+            "with if");
+      break;
+    }
+    if (!*known)
+      break;
+    Flow flow = execBlock(stmt.body);
+    if (flow == Flow::Return)
+      result = Flow::Return;
+    if (flow == Flow::Return || flow == Flow::Break)
+      break;
+  }
+  enclosingLoops.pop_back();
+  return result;
 }
 
 Evaluator::Flow Evaluator::execRuntimeLoop(const ForStmt &stmt,
@@ -329,6 +380,7 @@ Evaluator::Flow Evaluator::execRuntimeLoop(const ForStmt &stmt,
 
   mlir::OpBuilder::InsertionGuard guard(builder);
   builder.setInsertionPointToStart(body);
+  enclosingLoops.push_back(false);
   Flow flow = execRegion(stmt.body, [&] {
     for (auto [name, arg] : llvm::zip(names, body->getArguments())) {
       LinearForm linear;
@@ -338,6 +390,7 @@ Evaluator::Flow Evaluator::execRuntimeLoop(const ForStmt &stmt,
                  regionDepth, name->getLoc());
     }
   });
+  enclosingLoops.pop_back();
   if (flow == Flow::Return)
     error(stmt.getLoc(), "'return' inside a kernel loop is not supported");
   return Flow::Normal;
@@ -425,6 +478,9 @@ Evaluator::Flow Evaluator::execWith(const WithStmt &stmt) {
     linear.terms.push_back({arg, 1});
     return std::make_shared<ScalarObject>(arg, indexType, linear);
   };
+  // The kernel's body is no loop's.
+  std::vector<bool> outerLoops;
+  std::swap(outerLoops, enclosingLoops);
   Flow flow = execRegion(stmt.body, [&] {
     if (names.size() == 1 && launch->grid.size() > 1 &&
         llvm::isa<NameExpr>(item.target.get())) {
@@ -439,6 +495,7 @@ Evaluator::Flow Evaluator::execWith(const WithStmt &stmt) {
       scope->set(name->name, blockIndex(i), regionDepth, name->getLoc());
   });
   --kernelDepth;
+  std::swap(outerLoops, enclosingLoops);
   if (flow == Flow::Return)
     error(stmt.getLoc(), "'return' inside T.Kernel is not supported");
   return Flow::Normal;

@@ -86,9 +86,7 @@ void Parser::parseStatement(Block &block) {
     compound = parseWith();
     break;
   case TokenKind::kw_while:
-    compound = unsupportedStatement("while loops are",
-                                    "kernel loops need known trip counts; use "
-                                    "T.serial, range or T.Pipelined");
+    compound = parseWhile();
     break;
   case TokenKind::kw_class:
     compound = unsupportedStatement("classes are",
@@ -489,6 +487,28 @@ ExprPtr Parser::parseForTarget() {
   if (targets.size() == 1 && !parenthesized)
     return std::move(targets.front());
   return std::make_unique<TupleExpr>(targetLoc, std::move(targets));
+}
+
+StmtPtr Parser::parseWhile() {
+  SMLoc loc = consume().loc;
+  ExprPtr cond = parseTest();
+  if (!cond) {
+    recover();
+    return nullptr;
+  }
+  Block body;
+  if (!parseSuite(body)) {
+    recover();
+    return nullptr;
+  }
+  if (at(TokenKind::kw_else)) {
+    emitError(peek().loc, "while-else is not supported in .tile");
+    consume();
+    Block ignored;
+    if (!parseSuite(ignored))
+      recover();
+  }
+  return std::make_unique<WhileStmt>(loc, std::move(cond), std::move(body));
 }
 
 StmtPtr Parser::parseFor() {

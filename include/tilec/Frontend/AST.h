@@ -386,6 +386,7 @@ public:
     AnnAssign,
     If,
     For,
+    While,
     With,
     FunctionDef,
     Return,
@@ -466,6 +467,15 @@ public:
       : StmtBase(loc), target(std::move(target)), iter(std::move(iter)),
         body(std::move(body)) {}
   ExprPtr target, iter;
+  Block body;
+};
+
+/// `while cond:`, which .tile runs at compile time.
+class WhileStmt : public StmtBase<Stmt::Kind::While> {
+public:
+  WhileStmt(llvm::SMLoc loc, ExprPtr cond, Block body)
+      : StmtBase(loc), cond(std::move(cond)), body(std::move(body)) {}
+  ExprPtr cond;
   Block body;
 };
 

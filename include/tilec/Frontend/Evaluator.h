@@ -207,10 +207,16 @@ public:
                              llvm::ArrayRef<std::string> candidates);
 
 private:
-  enum class Flow { Normal, Return };
+  /// How a statement ends: on to the next, or a return, break or continue
+  /// for the enclosing function or compile-time loop to take.
+  enum class Flow { Normal, Return, Break, Continue };
 
   // Statements (EvalStmt.cpp).
   Flow execBlock(const Block &block);
+  Flow execWhile(const WhileStmt &stmt);
+  /// The loop statement `break` and `continue` act on: a compile-time loop
+  /// (true) or a run-time one; empty outside loops.
+  std::vector<bool> enclosingLoops;
   Flow execStmt(const Stmt &stmt);
   void execAssign(const AssignStmt &stmt);
   void execAugAssign(const AugAssignStmt &stmt);

@@ -59,6 +59,7 @@ private:
   StmtPtr parseFunctionDef(std::vector<ExprPtr> decorators, llvm::SMLoc loc);
   StmtPtr parseIf();
   StmtPtr parseFor();
+  StmtPtr parseWhile();
   StmtPtr parseWith();
   StmtPtr parseImport();
   StmtPtr parseFromImport();
