@@ -306,6 +306,21 @@ void ASTPrinter::print(const Expr *expr) {
     os << "\"";
     return;
   }
+  case Expr::Kind::Lambda: {
+    const FunctionDefStmt &def = *llvm::cast<LambdaExpr>(expr)->def;
+    os << "(lambda";
+    for (const Parameter &param : def.params) {
+      os << (&param == &def.params.front() ? " " : ", ") << param.name;
+      if (param.defaultValue) {
+        os << "=";
+        print(param.defaultValue.get());
+      }
+    }
+    os << ": ";
+    print(llvm::cast<ReturnStmt>(*def.body.front()).value.get());
+    os << ")";
+    return;
+  }
   case Expr::Kind::Starred:
     os << "*";
     print(llvm::cast<StarredExpr>(expr)->value.get());

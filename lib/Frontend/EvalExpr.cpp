@@ -118,6 +118,19 @@ Ref Evaluator::eval(const Expr &expr) {
                                 ".tile");
   case Expr::Kind::FString:
     return evalFString(llvm::cast<FStringExpr>(expr));
+  case Expr::Kind::Lambda: {
+    // A function like a def's, closing over the scope it is made in.
+    const FunctionDefStmt &def = *llvm::cast<LambdaExpr>(expr).def;
+    auto function = std::make_shared<FunctionObject>();
+    function->def = &def;
+    function->closure = scope;
+    for (const Parameter &param : def.params)
+      function->defaults.push_back(
+          param.defaultValue
+              ? load(eval(*param.defaultValue), param.defaultValue->getLoc())
+              : nullptr);
+    return function;
+  }
   }
   return poison();
 }

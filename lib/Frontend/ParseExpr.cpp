@@ -48,11 +48,8 @@ ExprPtr Parser::parseTest() {
     emitError(peek().loc, "expression is nested too deeply");
     return nullptr;
   }
-  if (at(TokenKind::kw_lambda)) {
-    emitError(peek().loc, "lambda expressions are not supported in .tile; "
-                          "define a function with def");
-    return nullptr;
-  }
+  if (at(TokenKind::kw_lambda))
+    return parseLambda();
   if (at(TokenKind::kw_yield) || at(TokenKind::kw_await)) {
     emitError(peek().loc, peek().text + " is not supported in .tile");
     return nullptr;
@@ -348,13 +345,61 @@ ExprPtr Parser::parseAtom() {
     emitError(loc, token.text + " is not supported in .tile");
     return nullptr;
   case TokenKind::kw_lambda:
-    emitError(loc, "lambda expressions are not supported in .tile; define a "
-                   "function with def");
-    return nullptr;
+    return parseLambda();
   default:
     errorExpected("an expression");
     return nullptr;
   }
+}
+
+ExprPtr Parser::parseLambda() {
+  SMLoc loc = consume().loc;
+  std::vector<Parameter> params;
+  while (!at(TokenKind::colon)) {
+    if (at(TokenKind::star) || at(TokenKind::star_star)) {
+      emitError(peek().loc, "variadic parameters (*args, **kwargs) are not "
+                            "supported in .tile");
+      return nullptr;
+    }
+    if (!at(TokenKind::identifier)) {
+      errorExpected("a parameter name");
+      return nullptr;
+    }
+    Parameter param;
+    param.loc = peek().loc;
+    param.name = consume().text.str();
+    for (const Parameter &other : params)
+      if (other.name == param.name) {
+        emitError(param.loc, "duplicate parameter '" + param.name + "'");
+        return nullptr;
+      }
+    if (consumeIf(TokenKind::equal)) {
+      param.defaultValue = parseTest();
+      if (!param.defaultValue)
+        return nullptr;
+    } else if (!params.empty() && params.back().defaultValue) {
+      emitError(param.loc, "parameter without a default follows parameter "
+                           "with a default");
+      return nullptr;
+    }
+    params.push_back(std::move(param));
+    if (!consumeIf(TokenKind::comma))
+      break;
+  }
+  if (!expect(TokenKind::colon, "':'"))
+    return nullptr;
+  ExprPtr body = parseTest();
+  if (!body)
+    return nullptr;
+  const Expr *bodyExpr = body.get();
+  Block block;
+  block.push_back(
+      std::make_unique<ReturnStmt>(body->getLoc(), std::move(body)));
+  auto def = std::make_unique<FunctionDefStmt>(
+      loc, "<lambda>", loc, std::vector<ExprPtr>(), std::move(params), nullptr,
+      std::move(block));
+  return checkHeight(
+      std::make_unique<LambdaExpr>(loc, std::move(def), bodyExpr));
 }
 
 ExprPtr Parser::parseStrings() {

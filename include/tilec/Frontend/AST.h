@@ -82,6 +82,7 @@ public:
     Comprehension,
     Starred,
     FString,
+    Lambda,
   };
 
   Expr(Kind kind, llvm::SMLoc loc) : kind(kind), loc(loc) {}
@@ -513,6 +514,21 @@ public:
   std::vector<Parameter> params;
   ExprPtr returns; // may be null
   Block body;
+};
+
+/// `lambda a, b=1: a + b`: a function whose body returns one expression,
+/// held as the definition `def <lambda>(a, b=1): return a + b`.
+class LambdaExpr : public ExprBase<Expr::Kind::Lambda> {
+public:
+  LambdaExpr(llvm::SMLoc loc, std::unique_ptr<FunctionDefStmt> def,
+             const Expr *body)
+      : ExprBase(loc), def(std::move(def)) {
+    std::vector<const Expr *> children = {body};
+    for (const Parameter &param : this->def->params)
+      children.push_back(param.defaultValue.get());
+    setHeightAbove(children);
+  }
+  std::unique_ptr<FunctionDefStmt> def;
 };
 
 class ReturnStmt : public StmtBase<Stmt::Kind::Return> {

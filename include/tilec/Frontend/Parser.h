@@ -60,6 +60,7 @@ private:
   StmtPtr parseIf();
   StmtPtr parseFor();
   StmtPtr parseWhile();
+  ExprPtr parseLambda();
   StmtPtr parseWith();
   StmtPtr parseImport();
   StmtPtr parseFromImport();
