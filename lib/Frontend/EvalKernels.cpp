@@ -359,6 +359,22 @@ static bool definesPrimFunc(const FunctionDefStmt &def) {
   return scan(def.body);
 }
 
+/// Whether `def`'s body opens a T.Kernel block itself (an eager kernel), as
+/// opposed to returning a kernel another function makes.
+static bool opensKernel(const FunctionDefStmt &def) {
+  std::function<bool(const Block &)> scan = [&](const Block &block) {
+    for (const StmtPtr &stmt : block) {
+      if (llvm::isa<WithStmt>(stmt.get()))
+        return true;
+      if (auto *ifStmt = llvm::dyn_cast<IfStmt>(stmt.get()))
+        if (scan(ifStmt->then) || scan(ifStmt->otherwise))
+          return true;
+    }
+    return false;
+  };
+  return scan(def.body);
+}
+
 void Evaluator::instantiateKernels(const Module &ast) {
   std::vector<std::string> available;
   // --kernel a,b: the names asked for, and those not seen yet.
@@ -370,14 +386,19 @@ void Evaluator::instantiateKernels(const Module &ast) {
     wanted.insert(name.trim());
     missing.insert(name.trim());
   }
+  // In a file with @tilelang.jit functions, those are its kernels, as in
+  // TileLang: an undecorated function that makes a T.prim_func is a
+  // helper they call.
+  bool anyJit = llvm::any_of(
+      topLevelDefs, [](const auto &entry) { return entry.second->isJit; });
   for (auto &[def, function] : topLevelDefs) {
     enum { PrimFunc, Factory, Eager, Helper } kind = Helper;
     if (function->isPrimFunc)
       kind = PrimFunc;
     else if (definesPrimFunc(*def))
-      kind = Factory;
+      kind = function->isJit || !anyJit ? Factory : Helper;
     else if (function->isJit)
-      kind = Eager;
+      kind = opensKernel(*def) ? Eager : Factory;
     if (kind == Helper)
       continue;
     available.push_back(def->name);

@@ -724,6 +724,8 @@ void Evaluator::execFunctionDef(const FunctionDefStmt &stmt) {
                    "pass_configs are ignored: tilec takes the target and "
                    "options from its command line");
     } else if (name == "tilelang.autotune") {
+      // TileLang tunes kernels: the function is one, as with @tilelang.jit.
+      function->isJit = true;
       emitRemark(decorator->getLoc(),
                  "@autotune is ignored: tilec compiles the configuration given "
                  "by the defaults and -D values");
