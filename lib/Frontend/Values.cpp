@@ -345,6 +345,19 @@ std::vector<Ref> tilec::frontend::asSequence(const Ref &value) {
 std::optional<bool> tilec::frontend::constEquals(const Ref &a, const Ref &b) {
   if (isConstNumber(a) && isConstNumber(b))
     return *getConstNumber(a) == *getConstNumber(b);
+  // A dtype equals the strings that name it, as in TileLang
+  // (`T.float16 == "float16"`, `"float" == T.float32`).
+  auto *dtype = llvm::dyn_cast<DTypeObject>(a.get());
+  auto *name = llvm::dyn_cast<StrObject>(b.get());
+  if (!dtype || !name) {
+    dtype = llvm::dyn_cast<DTypeObject>(b.get());
+    name = llvm::dyn_cast<StrObject>(a.get());
+  }
+  if (dtype && name) {
+    std::optional<DType> named =
+        lookupDType(name->value, dtype->dtype.type.getContext());
+    return named && *named == dtype->dtype;
+  }
   if (a->getKind() != b->getKind())
     return false;
   switch (a->getKind()) {
