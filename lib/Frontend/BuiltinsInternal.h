@@ -47,6 +47,8 @@ Ref getMethod(const Ref &self, llvm::StringRef attr);
 /// the spec does not apply to it.
 std::optional<std::string> formatValue(const Object &value,
                                        llvm::StringRef spec);
+/// TVM's tir.const, which TileLang files use for typed constants.
+void addTvmModule(ModuleObject &tvm, ModuleObject &language);
 /// Python's itertools module: product.
 void addItertoolsModule(ModuleObject &itertools);
 /// Python's math module, evaluated at compile time.

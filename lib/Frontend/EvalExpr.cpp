@@ -310,6 +310,25 @@ Ref Evaluator::getAttribute(const Ref &value, StringRef attr, SMLoc loc) {
   }
   if (Ref method = getMethod(value, attr))
     return method;
+  // Run-time values and buffer elements: their dtype, and conversions.
+  auto *access = llvm::dyn_cast<AccessObject>(value.get());
+  if (llvm::isa<ScalarObject>(value.get()) || (access && access->isElement())) {
+    if (attr == "dtype")
+      return std::make_shared<DTypeObject>(dtypeOf(load(value, loc)));
+    if (attr == "astype")
+      return builtin(
+          "astype", [value](Evaluator &eval, const CallArgs &call) -> Ref {
+            std::optional<Args> args =
+                bindArgs(eval, call, "astype", {"dtype"}, 1);
+            if (!args)
+              return poison();
+            std::optional<DType> dtype =
+                eval.getDType((*args)[0], args->loc(0), "astype");
+            if (!dtype)
+              return poison();
+            return eval.cast(eval.load(value, call.loc), *dtype, call.loc);
+          });
+  }
   if (auto *pending = llvm::dyn_cast<PendingTensorObject>(value.get()))
     return error(loc, "tensor parameter '" + pending->name +
                           "' has no type yet; annotate it first (" +

@@ -538,6 +538,8 @@ void Evaluator::execImport(const ImportStmt &stmt) {
       return namespaces.math;
     if (name == "itertools")
       return namespaces.itertools;
+    if (name == "tvm")
+      return namespaces.tvm;
     if (name == "torch")
       return namespaces.torch;
     return nullptr;
@@ -548,8 +550,8 @@ void Evaluator::execImport(const ImportStmt &stmt) {
     dotted.split(parts, '.');
     Ref current = root(parts.front());
     if (!current) {
-      error(loc, "only tilelang, math, itertools and torch can be imported "
-                 "in .tile; '" +
+      error(loc, "only tilelang, math, itertools, tvm.tir and torch can be "
+                 "imported in .tile; '" +
                      parts.front() +
                      "' belongs to the host program, not the kernel");
       return nullptr;

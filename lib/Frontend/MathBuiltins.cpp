@@ -290,6 +290,36 @@ void tilec::frontend::addMathBuiltins(ModuleObject &language,
         return eval.cast((*args)[0], *dtype, args->loc(0));
       });
 
+  // T.reinterpret(dtype, value): the bits of a run-time value as another
+  // type of the same width.
+  m["reinterpret"] = builtin(
+      "T.reinterpret", [](Evaluator &eval, const CallArgs &call) -> Ref {
+        std::optional<Args> args =
+            bindArgs(eval, call, "T.reinterpret", {"dtype", "value"}, 2);
+        if (!args)
+          return poison();
+        std::optional<DType> dtype =
+            eval.getDType((*args)[0], args->loc(0), "T.reinterpret");
+        Ref value = eval.load((*args)[1], args->loc(1));
+        if (!dtype || isPoison(value))
+          return poison();
+        auto *scalar = llvm::dyn_cast<ScalarObject>(value.get());
+        if (!scalar)
+          return eval.error(args->loc(1),
+                            "T.reinterpret takes a typed run-time value; cast "
+                            "a constant with T.cast first");
+        if (scalar->dtype.getWidth() != dtype->getWidth() ||
+            scalar->dtype.isIndex() || dtype->isIndex())
+          return eval.error(
+              call.loc, "T.reinterpret keeps the bits: " + scalar->dtype.name +
+                            " and " + dtype->name +
+                            " must have the same width");
+        mlir::Value bits =
+            arith::BitcastOp::create(eval.getBuilder(), eval.getLoc(call.loc),
+                                     dtype->type, scalar->value);
+        return std::make_shared<ScalarObject>(bits, *dtype);
+      });
+
   python.members["min"] = builtin("min", minMax(false, "min"));
   python.members["max"] = builtin("max", minMax(true, "max"));
   python.members["abs"] =

@@ -219,6 +219,28 @@ void tilec::frontend::addItertoolsModule(ModuleObject &itertools) {
       });
 }
 
+void tilec::frontend::addTvmModule(ModuleObject &tvm, ModuleObject &language) {
+  auto tir = std::make_shared<ModuleObject>("tvm.tir");
+  // tir.const(value, dtype): a constant of that dtype, as T.cast makes it.
+  Ref cast = language.members["cast"];
+  tir->members["const"] = builtin(
+      "tir.const", [cast](Evaluator &eval, const CallArgs &call) -> Ref {
+        std::optional<Args> args =
+            bindArgs(eval, call, "tir.const", {"value", "dtype"}, 1);
+        if (!args)
+          return poison();
+        if (!args->has(1))
+          return (*args)[0];
+        CallArgs castCall = call;
+        castCall.args = {(*args)[0], (*args)[1]};
+        castCall.argLocs = {args->loc(0), args->loc(1)};
+        castCall.keywords.clear();
+        castCall.keywordLocs.clear();
+        return eval.call(cast, castCall, call.loc);
+      });
+  tvm.members["tir"] = tir;
+}
+
 void tilec::frontend::addTorchModule(ModuleObject &torch,
                                      mlir::MLIRContext *context) {
   // Annotations of factories and host code name torch's types; kernels
