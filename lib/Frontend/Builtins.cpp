@@ -72,6 +72,8 @@ tilec::frontend::createBuiltinNamespaces(mlir::MLIRContext *context) {
   };
   namespaces.math = std::make_shared<ModuleObject>("math");
   addPythonMathModule(*namespaces.math);
+  namespaces.functools = std::make_shared<ModuleObject>("functools");
+  addFunctoolsModule(*namespaces.functools);
   namespaces.tvm = std::make_shared<ModuleObject>("tvm");
   addTvmModule(*namespaces.tvm, *namespaces.language);
   namespaces.itertools = std::make_shared<ModuleObject>("itertools");

@@ -47,6 +47,8 @@ Ref getMethod(const Ref &self, llvm::StringRef attr);
 /// the spec does not apply to it.
 std::optional<std::string> formatValue(const Object &value,
                                        llvm::StringRef spec);
+/// Python's functools module: partial.
+void addFunctoolsModule(ModuleObject &functools);
 /// TVM's tir.const, which TileLang files use for typed constants.
 void addTvmModule(ModuleObject &tvm, ModuleObject &language);
 /// Python's itertools module: product.

@@ -540,6 +540,8 @@ void Evaluator::execImport(const ImportStmt &stmt) {
       return namespaces.itertools;
     if (name == "tvm")
       return namespaces.tvm;
+    if (name == "functools")
+      return namespaces.functools;
     if (name == "torch")
       return namespaces.torch;
     return nullptr;
@@ -550,8 +552,8 @@ void Evaluator::execImport(const ImportStmt &stmt) {
     dotted.split(parts, '.');
     Ref current = root(parts.front());
     if (!current) {
-      error(loc, "only tilelang, math, itertools, tvm.tir and torch can be "
-                 "imported in .tile; '" +
+      error(loc, "only tilelang, math, itertools, functools, tvm.tir and "
+                 "torch can be imported in .tile; '" +
                      parts.front() +
                      "' belongs to the host program, not the kernel");
       return nullptr;

@@ -219,6 +219,42 @@ void tilec::frontend::addItertoolsModule(ModuleObject &itertools) {
       });
 }
 
+void tilec::frontend::addFunctoolsModule(ModuleObject &functools) {
+  // partial(f, *args, **keywords): f with its first arguments given.
+  functools.members["partial"] = builtin(
+      "functools.partial", [](Evaluator &eval, const CallArgs &call) -> Ref {
+        if (call.args.empty())
+          return eval.error(call.loc, "functools.partial takes the function "
+                                      "first");
+        CallArgs bound = call;
+        Ref function = bound.args.front();
+        bound.args.erase(bound.args.begin());
+        bound.argLocs.erase(bound.argLocs.begin());
+        return builtin("partial", [function, bound](Evaluator &eval,
+                                                    const CallArgs &more) {
+          CallArgs args = bound;
+          args.loc = more.loc;
+          args.args.insert(args.args.end(), more.args.begin(), more.args.end());
+          args.argLocs.insert(args.argLocs.end(), more.argLocs.begin(),
+                              more.argLocs.end());
+          // Keywords of the call replace the partial's own.
+          for (auto [keyword, loc] :
+               llvm::zip(more.keywords, more.keywordLocs)) {
+            auto it = llvm::find_if(args.keywords, [&](const auto &given) {
+              return given.first == keyword.first;
+            });
+            if (it != args.keywords.end()) {
+              it->second = keyword.second;
+              continue;
+            }
+            args.keywords.push_back(keyword);
+            args.keywordLocs.push_back(loc);
+          }
+          return eval.call(function, args, more.loc);
+        });
+      });
+}
+
 void tilec::frontend::addTvmModule(ModuleObject &tvm, ModuleObject &language) {
   auto tir = std::make_shared<ModuleObject>("tvm.tir");
   // tir.const(value, dtype): a constant of that dtype, as T.cast makes it.

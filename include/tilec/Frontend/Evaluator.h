@@ -59,6 +59,8 @@ struct Namespaces {
   std::shared_ptr<ModuleObject> math;
   /// Python's itertools module: product.
   std::shared_ptr<ModuleObject> itertools;
+  /// Python's functools module: partial.
+  std::shared_ptr<ModuleObject> functools;
   /// tvm.tir's const.
   std::shared_ptr<ModuleObject> tvm;
   /// torch, whose names kernel files carry in annotations.
