@@ -449,9 +449,9 @@ static bool run(Context &ctx) {
       double x = bf16ToFloat(a[g]), z = bf16ToFloat(b[g]);
       want[g] = x == z ? -1.0 : x > z ? x : 2 * z;
     }
-    ok &= compare(std::string(TEST_NAME) + " bf16 select n=" +
-                      std::to_string(n),
-                  widen(y), want, 0, 0, ctx.seed);
+    ok &=
+        compare(std::string(TEST_NAME) + " bf16 select n=" + std::to_string(n),
+                widen(y), want, 0, 0, ctx.seed);
   }
   return ok;
 }
