@@ -9,6 +9,7 @@
 #include "tilec/Dialect/Tile/IR/TileDialect.h"
 #include "tilec/Dialect/Tile/Transforms/Passes.h"
 #include "tilec/Target/AMD/MatrixInstructions.h"
+#include "tilec/Target/NVIDIA/IndexedAccesses.h"
 #include "tilec/Target/NVIDIA/MatrixInstructions.h"
 #include "tilec/Transforms/Passes.h"
 
@@ -50,6 +51,7 @@ void tilec::registerDialects(mlir::DialectRegistry &registry) {
                   mlir::scf::SCFDialect, mlir::vector::VectorDialect>();
   // The matrix instructions tile.gemm runs on, one model per vendor.
   nvidia::registerMatrixInstructionModels(registry);
+  nvidia::registerIndexedAccessModels(registry);
   amd::registerMatrixInstructionModels(registry);
   // Lowering to LLVM and serializing to cubins and hsacos go through
   // dialect extensions (conversion interfaces, GPU targets, translations).

@@ -47,3 +47,49 @@ func.func @groups() {
   }
   return
 }
+
+// -----
+
+// An asynchronous copy becomes cp.async on the shared buffer seen as
+// workgroup memory: 16-byte runs bypass L1, shorter ones do not, and the
+// count of elements read is kept.
+// CHECK-LABEL: func.func @async_copies
+// CHECK: %[[S:.*]] = tile.alloc_shared : memref<8x32xf16, #tile.shared>
+// CHECK: %[[W:.*]] = memref.memory_space_cast %[[S]] : memref<8x32xf16, #tile.shared> to memref<8x32xf16, #gpu.address_space<workgroup>>
+// CHECK: nvgpu.device_async_copy %arg0[%arg1, %arg2], %[[W]][%arg1, %arg2], 8, %arg3 {bypassL1} : memref<64x64xf16> to memref<8x32xf16, #gpu.address_space<workgroup>>
+// CHECK: nvgpu.device_async_copy %arg0[%arg1, %arg2], %{{.*}}[%arg1, %arg2], 4 : memref<64x64xf16> to memref<8x32xf16, #gpu.address_space<workgroup>>
+// CHECK-NOT: tile.async_copy
+func.func @async_copies(%a: memref<64x64xf16>, %i: index, %j: index, %n: index) {
+  %c1 = arith.constant 1 : index
+  tile.kernel blocks(%bx) in (%c1) threads(128) {
+    %s = tile.alloc_shared : memref<8x32xf16, #tile.shared>
+    tile.async_copy %a[%i, %j], %s[%i, %j], 8 source_elements %n : memref<64x64xf16> to memref<8x32xf16, #tile.shared>
+    tile.async_copy %a[%i, %j], %s[%i, %j], 4 : memref<64x64xf16> to memref<8x32xf16, #tile.shared>
+  }
+  return
+}
+
+// -----
+
+// Bulk tensor copies: a load lands in the cluster's view of the block's
+// shared memory and completes on the barrier; a store's group is waited
+// for until it has read the tile.
+// CHECK-LABEL: func.func @bulk
+// CHECK: %[[CLUSTER:.*]] = llvm.addrspacecast %arg1 : !llvm.ptr<3> to !llvm.ptr<7>
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %[[CLUSTER]], %arg0, %arg2, box[%arg3, %arg4] : !llvm.ptr<7>, !llvm.ptr
+// CHECK: nvvm.cp.async.bulk.tensor.global.shared.cta %arg0, %arg1, box[%arg3, %arg4] : !llvm.ptr, <3>
+// CHECK: nvvm.cp.async.bulk.commit.group
+// CHECK: nvvm.cp.async.bulk.wait_group 0 {read}
+// CHECK: nvvm.cp.async.bulk.wait_group 1
+// CHECK-NOT: tile.
+func.func @bulk(%map: !llvm.ptr, %tile: !llvm.ptr<3>, %bar: !llvm.ptr<3>, %x: i32, %y: i32) {
+  %c1 = arith.constant 1 : index
+  tile.kernel blocks(%bx) in (%c1) threads(128) {
+    tile.tma_load %map[%x, %y], %tile, barrier %bar : !llvm.ptr, !llvm.ptr<3>, !llvm.ptr<3>
+    tile.tma_store %map[%x, %y], %tile : !llvm.ptr, !llvm.ptr<3>
+    tile.bulk_commit_group
+    tile.bulk_wait_group 0 read
+    tile.bulk_wait_group 1
+  }
+  return
+}

@@ -13,14 +13,14 @@
 // CHECK:   %[[X:.*]] = arith.index_cast %[[COL:.*]] : index to i32
 // CHECK:   %[[Y:.*]] = arith.index_cast %[[ROW:.*]] : index to i32
 // CHECK:   %[[P0:.*]] = llvm.inttoptr %{{.*}} : i64 to !llvm.ptr<3>
-// CHECK:   nvvm.cp.async.bulk.tensor.global.shared.cta %[[MAP]], %[[P0]], box[%[[X]], %[[Y]]] : !llvm.ptr, <3>
+// CHECK:   tile.tma_store %[[MAP]][%[[X]], %[[Y]]], %[[P0]] : !llvm.ptr, !llvm.ptr<3>
 // CHECK:   %[[X1:.*]] = arith.addi %[[X]], %c64_i32
 // CHECK:   %[[A1:.*]] = arith.addi %{{.*}}, %c16384
 // CHECK:   %[[I1:.*]] = arith.index_castui %[[A1]]
 // CHECK:   %[[P1:.*]] = llvm.inttoptr %[[I1]]
-// CHECK:   nvvm.cp.async.bulk.tensor.global.shared.cta %[[MAP]], %[[P1]], box[%[[X1]], %[[Y]]]
-// CHECK:   nvvm.cp.async.bulk.commit.group
-// CHECK:   nvvm.cp.async.bulk.wait_group 0 {read}
+// CHECK:   tile.tma_store %[[MAP]][%[[X1]], %[[Y]]], %[[P1]]
+// CHECK:   tile.bulk_commit_group
+// CHECK:   tile.bulk_wait_group 0 read
 // CHECK: }
 // CHECK-NOT: tile.copy
 #panels = #tile.shared_layout<[128, 128], (d0, d1) -> ((d1 floordiv 64) * 8192 + d0 * 64 + d1 mod 64), swizzle = <bits = 3, base = 3, shift = 3>>
@@ -41,8 +41,8 @@ func.func @panels(%c: memref<1024x1000xf16>) {
 // An unswizzled tile is one box; unit dimensions are boxes of 1.
 // CHECK-LABEL: func.func @plain
 // CHECK: tile.tensor_map %arg0 box [1, 64, 1, 8] swizzle(0) : memref<2x256x4x8xf16> -> !llvm.ptr
-// CHECK-COUNT-1: nvvm.cp.async.bulk.tensor.global.shared.cta %{{.*}}, box[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}]
-// CHECK-NOT: nvvm.cp.async.bulk.tensor
+// CHECK-COUNT-1: tile.tma_store %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}], %{{.*}}
+// CHECK-NOT: tile.tma_store
 func.func @plain(%o: memref<2x256x4x8xf16>) {
   %c1 = arith.constant 1 : index
   %c64 = arith.constant 64 : index

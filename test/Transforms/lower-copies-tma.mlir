@@ -13,14 +13,13 @@
 // CHECK:   %[[BAR:.*]] = llvm.inttoptr %{{.*}} : i64 to !llvm.ptr<3>
 // CHECK:   %[[X:.*]] = arith.index_cast %[[COL:.*]] : index to i32
 // CHECK:   %[[Y:.*]] = arith.index_cast %[[ROW:.*]] : index to i32
-// CHECK:   %[[P0:.*]] = llvm.addrspacecast %{{.*}} : !llvm.ptr<3> to !llvm.ptr<7>
-// CHECK:   nvvm.cp.async.bulk.tensor.shared.cluster.global %[[P0]], %[[MAP]], %[[BAR]], box[%[[X]], %[[Y]]] : !llvm.ptr<7>, !llvm.ptr
+// CHECK:   %[[P0:.*]] = llvm.inttoptr %{{.*}} : i64 to !llvm.ptr<3>
+// CHECK:   tile.tma_load %[[MAP]][%[[X]], %[[Y]]], %[[P0]], barrier %[[BAR]] : !llvm.ptr, !llvm.ptr<3>, !llvm.ptr<3>
 // CHECK:   %[[X1:.*]] = arith.addi %[[X]], %c64_i32
 // CHECK:   %[[A1:.*]] = arith.addi %{{.*}}, %c4096
 // CHECK:   %[[I1:.*]] = arith.index_castui %[[A1]]
-// CHECK:   %[[S1:.*]] = llvm.inttoptr %[[I1]]
-// CHECK:   %[[P1:.*]] = llvm.addrspacecast %[[S1]]
-// CHECK:   nvvm.cp.async.bulk.tensor.shared.cluster.global %[[P1]], %[[MAP]], %[[BAR]], box[%[[X1]], %[[Y]]]
+// CHECK:   %[[P1:.*]] = llvm.inttoptr %[[I1]]
+// CHECK:   tile.tma_load %[[MAP]][%[[X1]], %[[Y]]], %[[P1]], barrier %[[BAR]]
 // CHECK: }
 // CHECK-NOT: tile.copy
 #panels = #tile.shared_layout<[32, 128], (d0, d1) -> ((d1 floordiv 64) * 2048 + d0 * 64 + d1 mod 64), swizzle = <bits = 3, base = 3, shift = 3>>
@@ -45,8 +44,8 @@ func.func @panels(%b: memref<1024x1024xf16>) {
 // unit dimensions of the source region are boxes of 1.
 // CHECK-LABEL: func.func @plain
 // CHECK: tile.tensor_map %arg0 box [1, 64, 1, 8] swizzle(0) : memref<2x256x4x8xf16> -> !llvm.ptr
-// CHECK-COUNT-1: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, box[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}]
-// CHECK-NOT: nvvm.cp.async.bulk.tensor
+// CHECK-COUNT-1: tile.tma_load %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}], %{{.*}}, barrier
+// CHECK-NOT: tile.tma_load
 func.func @plain(%q: memref<2x256x4x8xf16>) {
   %c1 = arith.constant 1 : index
   %c64 = arith.constant 64 : index

@@ -45,7 +45,7 @@
 // LOWERED: tile.mbarrier_arrive {{.*}} expect_bytes
 // LOWERED-NEXT: memref.subview
 // LOWERED-NOT: arith.cmpi eq
-// LOWERED: nvvm.cp.async.bulk.tensor.shared.cluster.global
+// LOWERED: tile.tma_load
 // LOWERED: } consumer {
 func.func @gemm(%a: memref<1024x1024xf16>, %b: memref<1024x1024xf16>, %c: memref<1024x1024xf32>, %n: index) {
   %c0 = arith.constant 0 : index

@@ -3,7 +3,7 @@
 // A tile that ldmatrix reads, with 64-byte rows, gets the 2-bit swizzle:
 // the chunk index XORed with bits 6-7 of the offset. Every access is
 // rewritten, through the pipeline stage and the address-space cast: the
-// cp.async that fills it and the ldmatrix that reads it. A tile nobody
+// asynchronous copy that fills it and the ldmatrix that reads it. A tile nobody
 // reads with ldmatrix keeps its layout.
 // CHECK-DAG: #[[SWIZZLED:.*]] = #tile.shared_layout<[2, 64, 32], (d0, d1, d2) -> (d2 + d1 * 32 + d0 * 2048), swizzle = <bits = 2, base = 3, shift = 3>>
 // CHECK-LABEL: func.func @stages
@@ -17,7 +17,7 @@
 // CHECK: %[[X1:.*]] = arith.xori %[[O1]], %[[M1]]
 // CHECK: %[[R1:.*]] = arith.shrui %[[X1]], %c5
 // CHECK: %[[C1:.*]] = arith.andi %[[X1]], %c31
-// CHECK: nvgpu.device_async_copy %{{.*}}, %[[VIEW]][%[[R1]], %[[C1]]], 8
+// CHECK: tile.async_copy %{{.*}}, %[[STAGE]][%[[R1]], %[[C1]]], 8
 // CHECK: arith.xori
 // CHECK: nvgpu.ldmatrix %[[VIEW]]
 // CHECK: memref.store %{{.*}}, %[[PLAIN]][%{{.*}}, %{{.*}}] : memref<64x32xf16, #tile.shared>
@@ -29,7 +29,7 @@ func.func @stages(%a: memref<64x32xf16>, %i: index, %j: index, %stage: index, %x
     %plain = tile.alloc_shared : memref<64x32xf16, #tile.shared>
     %view = memref.subview %s[%stage, 0, 0] [1, 64, 32] [1, 1, 1] : memref<2x64x32xf16, #tile.shared> to memref<64x32xf16, strided<[32, 1], offset: ?>, #tile.shared>
     %cast = memref.memory_space_cast %view : memref<64x32xf16, strided<[32, 1], offset: ?>, #tile.shared> to memref<64x32xf16, strided<[32, 1], offset: ?>, #gpu.address_space<workgroup>>
-    %t = nvgpu.device_async_copy %a[%i, %j], %cast[%i, %j], 8 : memref<64x32xf16> to memref<64x32xf16, strided<[32, 1], offset: ?>, #gpu.address_space<workgroup>>
+    tile.async_copy %a[%i, %j], %view[%i, %j], 8 : memref<64x32xf16> to memref<64x32xf16, strided<[32, 1], offset: ?>, #tile.shared>
     %m = nvgpu.ldmatrix %cast[%i, %j] {numTiles = 4 : i32, transpose = false} : memref<64x32xf16, strided<[32, 1], offset: ?>, #gpu.address_space<workgroup>> -> vector<4x2xf16>
     %e = vector.extract %m[0, 0] : f16 from vector<4x2xf16>
     memref.store %e, %a[%i, %j] : memref<64x32xf16>

@@ -23,9 +23,8 @@ func.func @odd_rows(%a: memref<64x1001xf16>) attributes {tile.arg_names = ["A"]}
   tile.kernel blocks(%bx) in (%c1) threads(32) {
     %t = gpu.thread_id x upper_bound 32
     %buf = tile.alloc_shared : memref<32x8xf16, #tile.shared>
-    %cast = memref.memory_space_cast %buf : memref<32x8xf16, #tile.shared> to memref<32x8xf16, #gpu.address_space<workgroup>>
-    // expected-error@+1 {{internal error: this cp.async read of 'A' needs 16-byte alignment but can be at byte 2002 of the buffer, when thread = 1}}
-    %token = nvgpu.device_async_copy %a[%t, %c0], %cast[%t, %c0], 8 : memref<64x1001xf16> to memref<32x8xf16, #gpu.address_space<workgroup>>
+    // expected-error@+1 {{internal error: this asynchronous copy read of 'A' needs 16-byte alignment but can be at byte 2002 of the buffer, when thread = 1}}
+    tile.async_copy %a[%t, %c0], %buf[%t, %c0], 8 : memref<64x1001xf16> to memref<32x8xf16, #tile.shared>
   }
   return
 }

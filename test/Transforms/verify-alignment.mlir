@@ -11,7 +11,7 @@ func.func @assumed_width(%a: memref<?x?xf32> {tile.dims = array<i64: 1, 2>}, %m:
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c4 = arith.constant 4 : index
-  // expected-remark@+1 {{alignment of this kernel's 1 vector, cp.async and ldmatrix accesses: 1 proved, 0 lowered, 0 not proved}}
+  // expected-remark@+1 {{alignment of this kernel's 1 vector, copy and matrix-load accesses: 1 proved, 0 lowered, 0 not proved}}
   tile.kernel blocks(%bx) in (%m) threads(32) {
     %r = arith.remui %k, %c4 : index
     %multiple = arith.cmpi eq, %r, %c0 : index
@@ -33,7 +33,7 @@ func.func @assumed_width(%a: memref<?x?xf32> {tile.dims = array<i64: 1, 2>}, %m:
 // CHECK: vector.load {{.*}} {alignment = 4 : i64}
 func.func @gathered_start(%a: memref<1024xf32>, %idx: memref<32xindex>) attributes {tile.arg_names = ["A", "I"]} {
   %c1 = arith.constant 1 : index
-  // expected-remark@+1 {{alignment of this kernel's 1 vector, cp.async and ldmatrix accesses: 0 proved, 1 lowered, 0 not proved}}
+  // expected-remark@+1 {{alignment of this kernel's 1 vector, copy and matrix-load accesses: 0 proved, 1 lowered, 0 not proved}}
   tile.kernel blocks(%bx) in (%c1) threads(32) {
     %t = gpu.thread_id x upper_bound 32
     %j = memref.load %idx[%t] : memref<32xindex>
@@ -60,7 +60,7 @@ func.func @swizzled_stage(%a: memref<64x64xf16>) attributes {tile.arg_names = ["
   %c63 = arith.constant 63 : index
   %c64 = arith.constant 64 : index
   %v = arith.constant dense<1.0> : vector<8xf16>
-  // expected-remark@+1 {{alignment of this kernel's 1 vector, cp.async and ldmatrix accesses: 1 proved}}
+  // expected-remark@+1 {{alignment of this kernel's 1 vector, copy and matrix-load accesses: 1 proved}}
   tile.kernel blocks(%bx) in (%c1) threads(128) {
     %t = gpu.thread_id x upper_bound 128
     %s = tile.alloc_shared {layout = #tile.shared_layout<[2, 64, 64], (d0, d1, d2) -> (d2 + d1 * 64 + d0 * 4096), swizzle = <bits = 3, base = 3, shift = 3>>} : memref<2x64x64xf16, #tile.shared>
@@ -93,17 +93,16 @@ func.func @async_rows(%a: memref<64x1000xf16>) attributes {tile.arg_names = ["A"
   %c1 = arith.constant 1 : index
   %c8 = arith.constant 8 : index
   %c4 = arith.constant 4 : index
-  // expected-remark@+1 {{alignment of this kernel's 2 vector, cp.async and ldmatrix accesses: 2 proved}}
+  // expected-remark@+1 {{alignment of this kernel's 2 vector, copy and matrix-load accesses: 2 proved}}
   tile.kernel blocks(%bx) in (%c1) threads(32) {
     %t = gpu.thread_id x upper_bound 32
     %buf = tile.alloc_shared : memref<8x32xf16, #tile.shared>
-    %cast = memref.memory_space_cast %buf : memref<8x32xf16, #tile.shared> to memref<8x32xf16, #gpu.address_space<workgroup>>
     %row = arith.divui %t, %c4 : index
     %q = arith.remui %t, %c4 : index
     %col = arith.muli %q, %c8 : index
-    // expected-remark@+2 {{this cp.async read of 'A' is proved 16-byte aligned}}
-    // expected-remark@+1 {{this cp.async write to a shared buffer is proved 16-byte aligned}}
-    %token = nvgpu.device_async_copy %a[%row, %col], %cast[%row, %col], 8 : memref<64x1000xf16> to memref<8x32xf16, #gpu.address_space<workgroup>>
+    // expected-remark@+2 {{this asynchronous copy read of 'A' is proved 16-byte aligned}}
+    // expected-remark@+1 {{this asynchronous copy write to a shared buffer is proved 16-byte aligned}}
+    tile.async_copy %a[%row, %col], %buf[%row, %col], 8 : memref<64x1000xf16> to memref<8x32xf16, #tile.shared>
   }
   return
 }

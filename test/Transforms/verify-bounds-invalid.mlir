@@ -167,10 +167,9 @@ func.func @async_past_the_tile(%a: memref<512xf32>) attributes {tile.arg_names =
   tile.kernel blocks(%bx) in (%c1) threads(32) {
     %t = gpu.thread_id x upper_bound 32
     %buf = tile.alloc_shared : memref<64xf32, #tile.shared>
-    %cast = memref.memory_space_cast %buf : memref<64xf32, #tile.shared> to memref<64xf32, #gpu.address_space<workgroup>>
     %j = arith.muli %t, %c4 : index
     // expected-error@+1 {{this write to a shared buffer can be out of bounds: indices 64 to 67 along dimension 0, of extent 64, when thread = 16}}
-    %token = nvgpu.device_async_copy %a[%j], %cast[%j], 4 : memref<512xf32> to memref<64xf32, #gpu.address_space<workgroup>>
+    tile.async_copy %a[%j], %buf[%j], 4 : memref<512xf32> to memref<64xf32, #tile.shared>
   }
   return
 }
@@ -185,7 +184,7 @@ func.func @stage_past_the_buffer(%a: memref<64xf32>) attributes {tile.arg_names 
   tile.kernel blocks(%bx) in (%c1) threads(64) {
     %buf = tile.alloc_shared : memref<2x64xf32, #tile.shared>
     scf.for %k = %c0 to %c3 step %c1 {
-      // expected-error@+1 {{this view of a shared buffer can be out of bounds: index 2 along dimension 0, of extent 2, when the loop index at line 187 = 2}}
+      // expected-error@+1 {{this view of a shared buffer can be out of bounds: index 2 along dimension 0, of extent 2, when the loop index at line 186 = 2}}
       %view = memref.subview %buf[%k, 0] [1, 64] [1, 1] : memref<2x64xf32, #tile.shared> to memref<64xf32, strided<[1], offset: ?>, #tile.shared>
     }
   }

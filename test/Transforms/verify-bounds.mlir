@@ -243,7 +243,7 @@ func.func @swizzled_tile(%a: memref<64x64xf16>) attributes {tile.arg_names = ["A
 // CHECK: %[[OK:.*]] = arith.andi
 // CHECK: %[[I:.*]] = arith.select %[[OK]], %{{.*}}, %[[ZERO:.*]] : index
 // CHECK: %[[N:.*]] = arith.select %[[OK]], %{{.*}}, %[[ZERO]] : index
-// CHECK: nvgpu.device_async_copy %arg0[%[[I]]], %{{.*}}, 4, %[[N]]
+// CHECK: tile.async_copy %arg0[%[[I]]], %{{.*}}, 4 source_elements %[[N]]
 func.func @async_gather(%a: memref<512xf32>, %idx: memref<16xindex>) attributes {tile.arg_names = ["A", "I"]} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -261,10 +261,9 @@ func.func @async_gather(%a: memref<512xf32>, %idx: memref<16xindex>) attributes 
       %stage = arith.remui %k, %c2 : index
       // expected-remark@+1 {{this view of a shared buffer is proved in bounds}}
       %view = memref.subview %buf[%stage, 0] [1, 64] [1, 1] : memref<2x64xf32, #tile.shared> to memref<64xf32, strided<[1], offset: ?>, #tile.shared>
-      %cast = memref.memory_space_cast %view : memref<64xf32, strided<[1], offset: ?>, #tile.shared> to memref<64xf32, strided<[1], offset: ?>, #gpu.address_space<workgroup>>
       // expected-remark@+2 {{this read of 'A' could not be proved in bounds; it is guarded}}
       // expected-remark@+1 {{this write to a shared buffer is proved in bounds}}
-      %token = nvgpu.device_async_copy %a[%i], %cast[%j], 4 : memref<512xf32> to memref<64xf32, strided<[1], offset: ?>, #gpu.address_space<workgroup>>
+      tile.async_copy %a[%i], %view[%j], 4 : memref<512xf32> to memref<64xf32, strided<[1], offset: ?>, #tile.shared>
     }
   }
   return

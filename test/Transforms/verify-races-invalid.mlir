@@ -195,12 +195,11 @@ func.func @async_collision(%a: memref<512xf32>) attributes {tile.arg_names = ["A
   tile.kernel blocks(%bx) in (%c1) threads(16) {
     %t = gpu.thread_id x upper_bound 16
     %buf = tile.alloc_shared : memref<64xf32, #tile.shared>
-    %cast = memref.memory_space_cast %buf : memref<64xf32, #tile.shared> to memref<64xf32, #gpu.address_space<workgroup>>
     %q = arith.remui %t, %c8 : index
     %j = arith.muli %q, %c4 : index
     %i = arith.muli %t, %c4 : index
     // expected-error@+1 {{this write to a shared buffer races: threads 0 and 8 of block bx = 0 both write element [0]; give each element one writer, or separate the writes with a barrier}}
-    %token = nvgpu.device_async_copy %a[%i], %cast[%j], 4 : memref<512xf32> to memref<64xf32, #gpu.address_space<workgroup>>
+    tile.async_copy %a[%i], %buf[%j], 4 : memref<512xf32> to memref<64xf32, #tile.shared>
   }
   return
 }

@@ -215,11 +215,10 @@ func.func @async_stages(%a: memref<512xf32>) attributes {tile.arg_names = ["A"]}
     scf.for %k = %c0 to %c8 step %c1 {
       %stage = arith.remui %k, %c2 : index
       %view = memref.subview %buf[%stage, 0] [1, 64] [1, 1] : memref<2x64xf32, #tile.shared> to memref<64xf32, strided<[1], offset: ?>, #tile.shared>
-      %cast = memref.memory_space_cast %view : memref<64xf32, strided<[1], offset: ?>, #tile.shared> to memref<64xf32, strided<[1], offset: ?>, #gpu.address_space<workgroup>>
       %base = arith.muli %k, %c64 : index
       %i = arith.addi %base, %j : index
       // expected-remark@+1 {{this write to a shared buffer is proved free of races}}
-      %token = nvgpu.device_async_copy %a[%i], %cast[%j], 4 : memref<512xf32> to memref<64xf32, strided<[1], offset: ?>, #gpu.address_space<workgroup>>
+      tile.async_copy %a[%i], %view[%j], 4 : memref<512xf32> to memref<64xf32, strided<[1], offset: ?>, #tile.shared>
       tile.async_commit_group
       tile.async_wait_group 0
       gpu.barrier

@@ -49,10 +49,15 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "mlir::ModuleOp"> {
 }
 
 def ConvertTileToNVVM : Pass<"convert-tile-to-nvvm"> {
-  let summary = "Lower the synchronization of asynchronous copies to NVVM";
+  let summary = "Lower asynchronous copies and their synchronization to NVVM";
   let description = [{
-    Gives the tile dialect's target-neutral synchronization ops, which the
-    pipelining passes emit, NVIDIA's instructions: `tile.mbarrier_init`,
+    Gives the tile dialect's target-neutral asynchronous copies, and the
+    synchronization ops the pipelining passes order them with, NVIDIA's
+    instructions: `tile.async_copy`
+    becomes cp.async (`nvgpu.device_async_copy`, bypassing L1 for 16-byte
+    runs), `tile.tma_load` and `tile.tma_store` the bulk tensor copies,
+    `tile.bulk_commit_group` and `tile.bulk_wait_group` their groups,
+    `tile.mbarrier_init`,
     `tile.mbarrier_arrive` (with `expect_bytes`: `arrive.expect_tx`) and
     `tile.mbarrier_wait` become `nvvm.mbarrier.*` on the barrier's shared
     address (8 bytes a barrier; the wait observes the phase's parity),
@@ -69,9 +74,11 @@ def ConvertTileToNVVM : Pass<"convert-tile-to-nvvm"> {
     ```
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::gpu::GPUDialect",
                            "::mlir::LLVM::LLVMDialect",
                            "::mlir::memref::MemRefDialect",
-                           "::mlir::NVVM::NVVMDialect"];
+                           "::mlir::NVVM::NVVMDialect",
+                           "::mlir::nvgpu::NVGPUDialect"];
 }
 
 def ConvertTileToHost : Pass<"convert-tile-to-host", "mlir::ModuleOp"> {

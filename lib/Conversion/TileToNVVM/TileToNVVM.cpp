@@ -1,14 +1,19 @@
-//===- TileToNVVM.cpp - Lower the tile dialect's copy synchronization -----===//
+//===- TileToNVVM.cpp - Lower the tile dialect's asynchronous copies ------===//
 //
-// Part of tilec. The pipelining passes order their asynchronous copies with
-// target-neutral tile ops (memory barriers, copy groups, proxy fences);
-// this conversion gives them NVIDIA's instructions:
+// Part of tilec. The copy and pipelining passes make their asynchronous
+// copies, and order them, with target-neutral tile ops; this conversion
+// gives them NVIDIA's instructions:
 //
+//   tile.async_copy         cp.async (nvgpu.device_async_copy)
+//   tile.tma_load           cp.async.bulk.tensor.shared::cluster.global
+//   tile.tma_store          cp.async.bulk.tensor.global.shared::cta
 //   tile.mbarrier_init      mbarrier.init.shared
 //   tile.mbarrier_arrive    mbarrier.arrive[.expect_tx].shared
 //   tile.mbarrier_wait      mbarrier.try_wait.parity.shared, in a loop
 //   tile.async_commit_group cp.async.commit_group
 //   tile.async_wait_group   cp.async.wait_group
+//   tile.bulk_commit_group  cp.async.bulk.commit_group
+//   tile.bulk_wait_group    cp.async.bulk.wait_group[.read]
 //   tile.fence_async_shared fence.proxy.async.shared::cta
 //
 //===----------------------------------------------------------------------===//
@@ -18,7 +23,10 @@
 #include "tilec/Dialect/Tile/Transforms/Utils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace tilec {
@@ -43,6 +51,88 @@ Value barrierPointer(OpBuilder &b, Location loc, Value barriers, Value index) {
 Value i32Constant(OpBuilder &b, Location loc, int64_t value) {
   return arith::ConstantIntOp::create(b, loc, value, 32);
 }
+
+struct AsyncCopyLowering : OpRewritePattern<AsyncCopyOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AsyncCopyOp op,
+                                PatternRewriter &rewriter) const override {
+    // cp.async names its destination in the GPU's workgroup address space;
+    // the cast disappears when the tile dialect's shared buffers become
+    // workgroup memory.
+    Location loc = op.getLoc();
+    auto destType = cast<MemRefType>(op.getDest().getType());
+    auto workgroup = gpu::AddressSpaceAttr::get(rewriter.getContext(),
+                                                gpu::AddressSpace::Workgroup);
+    Value dest = memref::MemorySpaceCastOp::create(
+        rewriter, loc,
+        MemRefType::get(destType.getShape(), destType.getElementType(),
+                        destType.getLayout(), workgroup),
+        op.getDest());
+    // 16-byte copies may bypass L1 (cp.async.cg): the data is read once.
+    nvgpu::DeviceAsyncCopyOp::create(
+        rewriter, loc, nvgpu::DeviceAsyncTokenType::get(rewriter.getContext()),
+        dest, op.getDestIndices(), op.getSource(), op.getSourceIndices(),
+        rewriter.getIndexAttr(op.getElements()), op.getSourceElements(),
+        op.getBytes() == 16 ? rewriter.getUnitAttr() : UnitAttr());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct TmaLoadLowering : OpRewritePattern<TmaLoadOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(TmaLoadOp op,
+                                PatternRewriter &rewriter) const override {
+    // The copy's destination is a shared::cluster address; the block's own
+    // shared memory is part of its cluster's.
+    MLIRContext *context = op.getContext();
+    Location loc = op.getLoc();
+    Value dest = LLVM::AddrSpaceCastOp::create(
+        rewriter, loc, LLVM::LLVMPointerType::get(context, 7), op.getDest());
+    NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+        rewriter, loc, dest, op.getMap(), op.getCoordinates(), op.getBarrier(),
+        /*im2colOffsets=*/ValueRange{},
+        /*multicastMask=*/Value(), /*l2CacheHint=*/Value(),
+        NVVM::TMALoadModeAttr::get(context, NVVM::TMALoadMode::TILE),
+        rewriter.getBoolAttr(false), /*group=*/NVVM::CTAGroupKindAttr(),
+        /*predicate=*/Value());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct TmaStoreLowering : OpRewritePattern<TmaStoreOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(TmaStoreOp op,
+                                PatternRewriter &rewriter) const override {
+    NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
+        rewriter, op.getLoc(), op.getMap(), op.getSource(), op.getCoordinates(),
+        /*l2CacheHint=*/Value(), NVVM::TMAStoreMode::TILE,
+        /*predicate=*/Value());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct BulkCommitGroupLowering : OpRewritePattern<BulkCommitGroupOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(BulkCommitGroupOp op,
+                                PatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<NVVM::CpAsyncBulkCommitGroupOp>(op);
+    return success();
+  }
+};
+
+struct BulkWaitGroupLowering : OpRewritePattern<BulkWaitGroupOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(BulkWaitGroupOp op,
+                                PatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<NVVM::CpAsyncBulkWaitGroupOp>(
+        op, op.getPending(),
+        op.getRead() ? rewriter.getUnitAttr() : UnitAttr());
+    return success();
+  }
+};
 
 struct MBarrierInitLowering : OpRewritePattern<MBarrierInitOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -136,14 +226,17 @@ struct ConvertTileToNVVMPass
   void runOnOperation() override {
     MLIRContext *context = &getContext();
     ConversionTarget target(*context);
-    target.addIllegalOp<MBarrierInitOp, MBarrierArriveOp, MBarrierWaitOp,
-                        AsyncCommitGroupOp, AsyncWaitGroupOp,
+    target.addIllegalOp<AsyncCopyOp, TmaLoadOp, TmaStoreOp, MBarrierInitOp,
+                        MBarrierArriveOp, MBarrierWaitOp, AsyncCommitGroupOp,
+                        AsyncWaitGroupOp, BulkCommitGroupOp, BulkWaitGroupOp,
                         FenceAsyncSharedOp>();
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     RewritePatternSet patterns(context);
-    patterns.add<MBarrierInitLowering, MBarrierArriveLowering,
+    patterns.add<AsyncCopyLowering, TmaLoadLowering, TmaStoreLowering,
+                 MBarrierInitLowering, MBarrierArriveLowering,
                  MBarrierWaitLowering, AsyncCommitGroupLowering,
-                 AsyncWaitGroupLowering, FenceAsyncSharedLowering>(context);
+                 AsyncWaitGroupLowering, BulkCommitGroupLowering,
+                 BulkWaitGroupLowering, FenceAsyncSharedLowering>(context);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       signalPassFailure();

@@ -1022,3 +1022,58 @@ func.func @wait_outside_kernel() {
   tile.async_wait_group 0
   return
 }
+
+// -----
+
+func.func @async_copy_to_global(%A: memref<64x64xf16>, %B: memref<64x64xf16>, %i: index) {
+  %c1 = arith.constant 1 : index
+  tile.kernel blocks(%bx) in (%c1) threads(128) {
+    // expected-error@+1 {{'tile.async_copy' op must write shared memory, got 'memref<64x64xf16>'}}
+    tile.async_copy %A[%i, %i], %B[%i, %i], 8 : memref<64x64xf16> to memref<64x64xf16>
+  }
+  return
+}
+
+// -----
+
+func.func @async_copy_run(%A: memref<64x64xf16>, %i: index) {
+  %c1 = arith.constant 1 : index
+  tile.kernel blocks(%bx) in (%c1) threads(128) {
+    %s = tile.alloc_shared : memref<64x64xf16, #tile.shared>
+    // expected-error@+1 {{'tile.async_copy' op copies runs of 4, 8 or 16 bytes, got 6}}
+    tile.async_copy %A[%i, %i], %s[%i, %i], 3 : memref<64x64xf16> to memref<64x64xf16, #tile.shared>
+  }
+  return
+}
+
+// -----
+
+func.func @async_copy_types(%A: memref<64x64xf32>, %i: index) {
+  %c1 = arith.constant 1 : index
+  tile.kernel blocks(%bx) in (%c1) threads(128) {
+    %s = tile.alloc_shared : memref<64x64xf16, #tile.shared>
+    // expected-error@+1 {{'tile.async_copy' op copies between different element types: 'memref<64x64xf32>' and 'memref<64x64xf16, #tile.shared>'}}
+    tile.async_copy %A[%i, %i], %s[%i, %i], 8 : memref<64x64xf32> to memref<64x64xf16, #tile.shared>
+  }
+  return
+}
+
+// -----
+
+func.func @async_copy_indices(%A: memref<64x64xf16>, %i: index) {
+  %c1 = arith.constant 1 : index
+  tile.kernel blocks(%bx) in (%c1) threads(128) {
+    %s = tile.alloc_shared : memref<64x64xf16, #tile.shared>
+    // expected-error@+1 {{'tile.async_copy' op needs one index per dimension of each buffer}}
+    tile.async_copy %A[%i], %s[%i, %i], 8 : memref<64x64xf16> to memref<64x64xf16, #tile.shared>
+  }
+  return
+}
+
+// -----
+
+func.func @bulk_copy_outside(%map: !llvm.ptr, %tile: !llvm.ptr<3>, %x: i32) {
+  // expected-error@+1 {{'tile.tma_store' op must be inside a tile.kernel}}
+  tile.tma_store %map[%x], %tile : !llvm.ptr, !llvm.ptr<3>
+  return
+}

@@ -210,3 +210,29 @@ func.func @synchronization(%round: index) {
   }
   return
 }
+
+// The copies the copy passes give to the copy engines.
+// CHECK-LABEL: func.func @engine_copies
+func.func @engine_copies(%A: memref<64x64xf16>, %i: index, %n: index,
+                         %map: !llvm.ptr, %tile: !llvm.ptr<3>,
+                         %bar: !llvm.ptr<3>, %x: i32) {
+  %c1 = arith.constant 1 : index
+  tile.kernel blocks(%bx) in (%c1) threads(128) {
+    %s = tile.alloc_shared : memref<64x64xf16, #tile.shared>
+    // CHECK: tile.async_copy %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}}[%{{.*}}, %{{.*}}], 8 source_elements %{{.*}} : memref<64x64xf16> to memref<64x64xf16, #tile.shared>
+    tile.async_copy %A[%i, %i], %s[%i, %i], 8 source_elements %n : memref<64x64xf16> to memref<64x64xf16, #tile.shared>
+    // CHECK: tile.async_copy %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}}[%{{.*}}, %{{.*}}], 2 : memref<64x64xf16> to memref<64x64xf16, #tile.shared>
+    tile.async_copy %A[%i, %i], %s[%i, %i], 2 : memref<64x64xf16> to memref<64x64xf16, #tile.shared>
+    // CHECK: tile.tma_load %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}}, barrier %{{.*}} : !llvm.ptr, !llvm.ptr<3>, !llvm.ptr<3>
+    tile.tma_load %map[%x, %x], %tile, barrier %bar : !llvm.ptr, !llvm.ptr<3>, !llvm.ptr<3>
+    // CHECK: tile.tma_store %{{.*}}[%{{.*}}], %{{.*}} : !llvm.ptr, !llvm.ptr<3>
+    tile.tma_store %map[%x], %tile : !llvm.ptr, !llvm.ptr<3>
+    // CHECK: tile.bulk_commit_group
+    tile.bulk_commit_group
+    // CHECK: tile.bulk_wait_group 0 read
+    tile.bulk_wait_group 0 read
+    // CHECK: tile.bulk_wait_group 2{{$}}
+    tile.bulk_wait_group 2
+  }
+  return
+}

@@ -515,6 +515,66 @@ LogicalResult MBarrierWaitOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// AsyncCopyOp
+//===----------------------------------------------------------------------===//
+
+int64_t AsyncCopyOp::getBytes() {
+  auto type = cast<MemRefType>(getDest().getType());
+  return getElements() * llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+}
+
+LogicalResult AsyncCopyOp::verify() {
+  auto sourceType = cast<MemRefType>(getSource().getType());
+  auto destType = cast<MemRefType>(getDest().getType());
+  if (sourceType.getElementType() != destType.getElementType())
+    return emitOpError() << "copies between different element types: "
+                         << sourceType << " and " << destType;
+  if (getSourceIndices().size() != size_t(sourceType.getRank()) ||
+      getDestIndices().size() != size_t(destType.getRank()))
+    return emitOpError() << "needs one index per dimension of each buffer";
+  if (!isInScope(destType, MemoryScope::Shared))
+    return emitOpError() << "must write shared memory, got " << destType;
+  int64_t bytes = getBytes();
+  if (bytes != 4 && bytes != 8 && bytes != 16)
+    return emitOpError() << "copies runs of 4, 8 or 16 bytes, got " << bytes;
+  return success();
+}
+
+SmallVector<IndexedAccess, 2> AsyncCopyOp::getIndexedAccesses() {
+  IndexedAccess read{getSource(), getSourceIndicesMutable(), getElements(),
+                     /*isWrite=*/false};
+  read.isAsync = true;
+  read.requiredAlignment = getBytes();
+  read.guardable = true;
+  read.description = "asynchronous copy read of";
+  IndexedAccess write{getDest(), getDestIndicesMutable(), getElements(),
+                      /*isWrite=*/true};
+  write.isAsync = true;
+  write.requiredAlignment = getBytes();
+  write.description = "asynchronous copy write to";
+  return {read, write};
+}
+
+void AsyncCopyOp::guardAccess(OpBuilder &builder, unsigned access,
+                              Value inBounds) {
+  assert(access == 0 && "only the source of a copy is guarded");
+  // Outside the buffer, the copy reads nothing, from an index that is
+  // inside, and fills zeros.
+  Location loc = getLoc();
+  Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
+  SmallVector<Value> indices;
+  for (Value index : getSourceIndices())
+    indices.push_back(
+        arith::SelectOp::create(builder, loc, inBounds, index, zero));
+  Value elements = getSourceElements();
+  if (!elements)
+    elements = arith::ConstantIndexOp::create(builder, loc, getElements());
+  elements = arith::SelectOp::create(builder, loc, inBounds, elements, zero);
+  getSourceIndicesMutable().assign(indices);
+  getSourceElementsMutable().assign(elements);
+}
+
+//===----------------------------------------------------------------------===//
 // WarpSpecializeOp
 //===----------------------------------------------------------------------===//
 
@@ -906,6 +966,7 @@ FailureOr<Value> tilec::tile::reshapeTensorArgument(
 //===----------------------------------------------------------------------===//
 
 #include "tilec/Dialect/Tile/IR/TileAttrInterfaces.cpp.inc"
+#include "tilec/Dialect/Tile/IR/TileOpInterfaces.cpp.inc"
 
 #define GET_OP_CLASSES
 #include "tilec/Dialect/Tile/IR/TileOps.cpp.inc"

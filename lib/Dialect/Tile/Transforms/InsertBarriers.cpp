@@ -12,7 +12,6 @@
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/DenseSet.h"
@@ -90,7 +89,11 @@ bool isFilledAhead(Value view) {
 Accesses accessesOf(Operation *op) {
   Accesses result;
   op->walk([&](Operation *inner) {
-    if (isa<nvgpu::DeviceAsyncCopyOp>(inner))
+    if (auto indexed = dyn_cast<IndexedAccessOpInterface>(inner);
+        indexed && llvm::all_of(indexed.getIndexedAccesses(),
+                                [](const IndexedAccess &access) {
+                                  return access.isAsync;
+                                }))
       return;
     if (auto copy = dyn_cast<CopyOp>(inner); copy && copy.getAsync())
       return;

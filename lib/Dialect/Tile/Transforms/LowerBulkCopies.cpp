@@ -16,7 +16,6 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -51,16 +50,13 @@ LogicalResult lowerBulkCopy(CopyOp copy) {
   b.setInsertionPointToStart(&ifOp.getThenRegion().front());
   emitPerTmaPanel(b, loc, *panels, copy.getMixedDestOffsets(), copy.getSource(),
                   [&](ValueRange coordinates, Value panel) {
-                    NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
-                        b, loc, panels->map, panel, coordinates,
-                        /*l2CacheHint=*/Value(), NVVM::TMAStoreMode::TILE,
-                        /*predicate=*/Value());
+                    TmaStoreOp::create(b, loc, panels->map, coordinates, panel);
                   });
-  NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);
+  BulkCommitGroupOp::create(b, loc);
   // Waiting for the reads only: the writes reach global memory by the end
   // of the kernel, and nothing in it reads the tensor (tile-lower-copies
   // checked).
-  NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, 0, b.getUnitAttr());
+  BulkWaitGroupOp::create(b, loc, /*pending=*/0, /*read=*/true);
   copy.erase();
   return success();
 }

@@ -15,10 +15,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
-#include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 
@@ -243,13 +240,6 @@ LogicalResult lowerAsyncCopy(CopyOp copy) {
   FragmentLayoutAttr layout =
       makeGridLayout(b.getContext(), chunkShape, kernel.getNumThreads(),
                      chooseGridLayout(chunkShape, kernel.getNumThreads(), 1));
-  auto space =
-      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
-  Value dstView = memref::MemorySpaceCastOp::create(
-      b, loc,
-      MemRefType::get(dstType.getShape(), dstType.getElementType(),
-                      dstType.getLayout(), space),
-      dst.buffer);
   auto loop = ParallelOp::create(b, loc, chunkShape);
   loop.setLayoutAttr(layout);
   OpBuilder::InsertionGuard guard(b);
@@ -269,10 +259,8 @@ LogicalResult lowerAsyncCopy(CopyOp copy) {
     srcElements = arith::SelectOp::create(
         b, loc, valid, arith::ConstantIndexOp::create(b, loc, vector), zero);
   }
-  nvgpu::DeviceAsyncCopyOp::create(
-      b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), dstView, ivs,
-      src.buffer, srcIndices, b.getIndexAttr(vector), srcElements,
-      chunkBytes == 16 ? b.getUnitAttr() : UnitAttr());
+  AsyncCopyOp::create(b, loc, src.buffer, srcIndices, dst.buffer, ivs, vector,
+                      srcElements);
   copy.erase();
   return success();
 }
@@ -306,22 +294,11 @@ LogicalResult lowerTmaCopy(CopyOp copy) {
       b, loc, copy.getBarrier(),
       arith::MulIOp::create(b, loc, copy.getBarrierIndex(),
                             arith::ConstantIndexOp::create(b, loc, 8)));
-  MLIRContext *context = copy.getContext();
-  emitPerTmaPanel(
-      b, loc, *panels, copy.getMixedSourceOffsets(), copy.getDest(),
-      [&](ValueRange coordinates, Value panel) {
-        // The copy's destination is a shared::cluster address; the block's
-        // own shared memory is part of its cluster's.
-        Value dst = LLVM::AddrSpaceCastOp::create(
-            b, loc, LLVM::LLVMPointerType::get(context, 7), panel);
-        NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-            b, loc, dst, panels->map, coordinates, barrier,
-            /*im2colOffsets=*/ValueRange{},
-            /*multicastMask=*/Value(), /*l2CacheHint=*/Value(),
-            NVVM::TMALoadModeAttr::get(context, NVVM::TMALoadMode::TILE),
-            b.getBoolAttr(false), /*group=*/NVVM::CTAGroupKindAttr(),
-            /*predicate=*/Value());
-      });
+  emitPerTmaPanel(b, loc, *panels, copy.getMixedSourceOffsets(), copy.getDest(),
+                  [&](ValueRange coordinates, Value panel) {
+                    TmaLoadOp::create(b, loc, panels->map, coordinates, panel,
+                                      barrier);
+                  });
   copy.erase();
   return success();
 }

@@ -19,7 +19,6 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "llvm/Support/MathExtras.h"
@@ -45,7 +44,9 @@ struct Access {
 /// What the users of a shared buffer are.
 struct Users {
   SmallVector<Access> accesses;
-  bool readByLdmatrix = false;
+  /// Some warp reads 16-byte rows of the tile together, a row a lane
+  /// (ldmatrix), which a swizzle spreads over the banks.
+  bool readInRowsAcrossLanes = false;
   /// Some user takes the buffer's address (bulk copies, wgmma descriptors)
   /// and follows the layout itself.
   bool takesAddress = false;
@@ -96,12 +97,17 @@ void collectUsers(Value view, Users &users) {
     } else if (auto store = dyn_cast<vector::StoreOp>(user);
                store && store.getBase() == view) {
       users.accesses.push_back({user, store.getIndicesMutable()});
-    } else if (auto ldmatrix = dyn_cast<nvgpu::LdMatrixOp>(user)) {
-      users.accesses.push_back({user, ldmatrix.getIndicesMutable()});
-      users.readByLdmatrix = true;
-    } else if (auto copy = dyn_cast<nvgpu::DeviceAsyncCopyOp>(user);
-               copy && copy.getDst() == view) {
-      users.accesses.push_back({user, copy.getDstIndicesMutable()});
+    } else if (auto indexed = dyn_cast<IndexedAccessOpInterface>(user)) {
+      bool known = false;
+      for (const IndexedAccess &access : indexed.getIndexedAccesses()) {
+        if (access.memref != view)
+          continue;
+        users.accesses.push_back({user, access.indices});
+        users.readInRowsAcrossLanes |= access.rowsAcrossLanes;
+        known = true;
+      }
+      if (!known && !users.unknown)
+        users.unknown = user;
     } else if (!users.unknown) {
       users.unknown = user;
     }
@@ -211,7 +217,7 @@ struct SwizzleSharedPass
     SharedLayoutAttr layout = *annotated;
     if (!layout)
       layout = alloc.getLayoutAttr();
-    if (!layout && users.readByLdmatrix)
+    if (!layout && users.readInRowsAcrossLanes)
       if (SwizzleAttr swizzle = chooseSharedSwizzle(
               &getContext(), cols, type.getElementTypeBitWidth() / 8))
         layout = SharedLayoutAttr::get(

@@ -14,7 +14,6 @@
 #include "tilec/Dialect/Tile/Transforms/Utils.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -38,9 +37,9 @@ struct AlignedAccess {
   SmallVector<Value> indices;
   int64_t bytes;
   /// A vector load or store, whose alignment can be lowered to what is
-  /// proved; copies and ldmatrix have theirs fixed by the instruction.
+  /// proved; copies and matrix loads have theirs fixed by the instruction.
   bool adjustable;
-  const char *what;
+  StringRef what;
 };
 
 SmallVector<AlignedAccess, 2> matchAlignedAccesses(Operation *op) {
@@ -59,16 +58,12 @@ SmallVector<AlignedAccess, 2> matchAlignedAccesses(Operation *op) {
     if (alignment && int64_t(*alignment) > elementBytes(store.getBase()))
       accesses.push_back({op, store.getBase(), store.getIndices(),
                           int64_t(*alignment), true, "vector write to"});
-  } else if (auto copy = dyn_cast<nvgpu::DeviceAsyncCopyOp>(op)) {
-    int64_t bytes =
-        copy.getDstElements().getZExtValue() * elementBytes(copy.getDst());
-    accesses.push_back({op, copy.getSrc(), copy.getSrcIndices(), bytes, false,
-                        "cp.async read of"});
-    accesses.push_back({op, copy.getDst(), copy.getDstIndices(), bytes, false,
-                        "cp.async write to"});
-  } else if (auto ldmatrix = dyn_cast<nvgpu::LdMatrixOp>(op)) {
-    accesses.push_back({op, ldmatrix.getSrcMemref(), ldmatrix.getIndices(), 16,
-                        false, "ldmatrix read of"});
+  } else if (auto indexed = dyn_cast<IndexedAccessOpInterface>(op)) {
+    for (const IndexedAccess &access : indexed.getIndexedAccesses())
+      if (access.requiredAlignment)
+        accesses.push_back({op, access.memref, ValueRange(access.indices),
+                            access.requiredAlignment, false,
+                            access.description});
   }
   return accesses;
 }
@@ -285,7 +280,7 @@ LogicalResult AlignmentVerifier::run() {
   if (remarks)
     kernel.getKernel().emitRemark()
         << "alignment of this kernel's " << numProved + numLowered + numUnknown
-        << " vector, cp.async and ldmatrix accesses: " << numProved
+        << " vector, copy and matrix-load accesses: " << numProved
         << " proved, " << numLowered << " lowered, " << numUnknown
         << " not proved (" << formulas.numQueries() << " queries)";
   return success();

@@ -11,8 +11,6 @@
 #include "tilec/Dialect/Tile/Transforms/Passes.h"
 #include "tilec/Dialect/Tile/Transforms/Utils.h"
 
-#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
-#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
@@ -37,13 +35,11 @@ enum class BufferKind { Tensor, Shared, Local };
 enum class AccessForm {
   /// A load or store, which a guard can skip.
   Plain,
-  /// The source of a cp.async, which a guard turns into a zero fill.
-  CopySource,
-  /// A region that cannot be guarded: the destination of a cp.async, the
-  /// rows ldmatrix reads for its warp.
-  Unguardable,
+  /// An access of an op of the IndexedAccessOpInterface, which the op
+  /// guards if it can (a copy's source becomes a zero fill).
+  Indexed,
   /// A view of a buffer (the stage of a pipelined one), which cannot be
-  /// guarded either.
+  /// guarded.
   View,
 };
 
@@ -60,6 +56,10 @@ struct Access {
   SmallVector<OpFoldResult> indices;
   SmallVector<int64_t> widths;
   bool isWrite;
+  /// For AccessForm::Indexed: its position among the op's accesses, and
+  /// whether the op can guard it.
+  unsigned indexedAccess = 0;
+  bool guardable = false;
 
   const char *verb() const {
     return form == AccessForm::View ? "view of"
@@ -123,20 +123,17 @@ SmallVector<Access, 2> matchAccesses(Operation *op, func::FuncOp func) {
       return;
     accesses.push_back(std::move(access));
   };
-  if (auto copy = dyn_cast<nvgpu::DeviceAsyncCopyOp>(op)) {
-    int64_t elements = copy.getDstElements().getZExtValue();
-    add(copy.getSrc(), getAsOpFoldResult(copy.getSrcIndices()), {elements},
-        false, AccessForm::CopySource);
-    add(copy.getDst(), getAsOpFoldResult(copy.getDstIndices()), {elements},
-        true, AccessForm::Unguardable);
-    return accesses;
-  }
-  if (auto ldmatrix = dyn_cast<nvgpu::LdMatrixOp>(op)) {
-    // Each lane names one row of 16 bytes.
-    auto type = cast<MemRefType>(ldmatrix.getSrcMemref().getType());
-    int64_t bits = type.getElementTypeBitWidth();
-    add(ldmatrix.getSrcMemref(), getAsOpFoldResult(ldmatrix.getIndices()),
-        {bits ? 128 / bits : 1}, false, AccessForm::Unguardable);
+  if (auto indexed = dyn_cast<IndexedAccessOpInterface>(op)) {
+    for (auto [position, access] :
+         llvm::enumerate(indexed.getIndexedAccesses())) {
+      size_t before = accesses.size();
+      add(access.memref, getAsOpFoldResult(ValueRange(access.indices)),
+          {access.elements}, access.isWrite, AccessForm::Indexed);
+      if (accesses.size() == before)
+        continue;
+      accesses.back().indexedAccess = position;
+      accesses.back().guardable = access.guardable;
+    }
     return accesses;
   }
   if (auto atomic = dyn_cast<memref::AtomicRMWOp>(op)) {
@@ -172,10 +169,8 @@ SmallVector<Access, 2> matchAccesses(Operation *op, func::FuncOp func) {
   return accesses;
 }
 
-bool isBulkTensorCopy(Operation *op) {
-  return isa<NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp,
-             NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp>(op);
-}
+/// A copy by the tensor copy engine, which keeps itself in bounds.
+bool isBulkTensorCopy(Operation *op) { return isa<TmaLoadOp, TmaStoreOp>(op); }
 
 class BoundsVerifier {
 public:
@@ -487,8 +482,9 @@ void BoundsVerifier::checkAccess(const Access &access, ArrayRef<Formula> path) {
   }
   if (!unknown)
     return proved();
-  bool guardable = guard && (access.form == AccessForm::Plain ||
-                             access.form == AccessForm::CopySource);
+  bool guardable =
+      guard && (access.form == AccessForm::Plain ||
+                (access.form == AccessForm::Indexed && access.guardable));
   if (guardable)
     toGuard.push_back(access);
   else if (!quiet)
@@ -553,20 +549,9 @@ void BoundsVerifier::guardAccess(const Access &access) {
     }
     inBounds = inBounds ? arith::AndIOp::create(b, loc, inBounds, ok) : ok;
   }
-  if (auto copy = dyn_cast<nvgpu::DeviceAsyncCopyOp>(op)) {
-    // Outside the tensor, the copy reads nothing and fills zeros, from an
-    // index that is.
-    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-    SmallVector<Value> indices;
-    for (Value index : copy.getSrcIndices())
-      indices.push_back(arith::SelectOp::create(b, loc, inBounds, index, zero));
-    Value elements = copy.getSrcElements();
-    if (!elements)
-      elements = arith::ConstantIndexOp::create(
-          b, loc, copy.getDstElements().getZExtValue());
-    elements = arith::SelectOp::create(b, loc, inBounds, elements, zero);
-    copy.getSrcIndicesMutable().assign(indices);
-    copy.getSrcElementsMutable().assign(elements);
+  if (access.form == AccessForm::Indexed) {
+    cast<IndexedAccessOpInterface>(op).guardAccess(b, access.indexedAccess,
+                                                   inBounds);
     return;
   }
   if (lanes) {

@@ -15,7 +15,6 @@
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "llvm/ADT/StringExtras.h"
@@ -75,8 +74,8 @@ struct Variation {
 struct Write {
   Operation *op;
   Value buffer;
-  /// The value written; null for copies (cp.async), which write what they
-  /// read from `sourceIndices`.
+  /// The value written; null for copies, which write what they read from
+  /// `sourceIndices`.
   Value value;
   SmallVector<Value> indexValues;
   SmallVector<Value> sourceIndices;
@@ -194,13 +193,21 @@ std::optional<Write> RaceVerifier::matchWrite(Operation *op,
   write.op = op;
   write.path.assign(path.begin(), path.end());
   Value memref;
-  if (auto copy = dyn_cast<nvgpu::DeviceAsyncCopyOp>(op)) {
-    memref = copy.getDst();
-    write.indexValues = copy.getDstIndices();
-    write.sourceIndices = copy.getSrcIndices();
-    write.width = copy.getDstElements().getZExtValue();
+  if (auto indexed = dyn_cast<IndexedAccessOpInterface>(op)) {
+    // A copy writes what it reads: its reads' indices stand for the value.
+    SmallVector<IndexedAccess, 2> accesses = indexed.getIndexedAccesses();
+    auto written = llvm::find_if(
+        accesses, [](const IndexedAccess &access) { return access.isWrite; });
+    if (written == accesses.end())
+      return std::nullopt;
+    memref = written->memref;
+    write.indexValues = llvm::to_vector(ValueRange(written->indices));
+    for (const IndexedAccess &access : accesses)
+      if (!access.isWrite)
+        llvm::append_range(write.sourceIndices, ValueRange(access.indices));
+    write.width = written->elements;
     write.masked = false;
-    write.async = true;
+    write.async = written->isAsync;
   } else {
     std::optional<MemoryAccess> access = matchMemoryAccess(op);
     if (!access || !access->isWrite())

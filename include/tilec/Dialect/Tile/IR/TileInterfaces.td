@@ -2,7 +2,9 @@
 //
 // Part of tilec. The matrix-instruction interface: what layout inference and
 // distribution ask of a tensor-core instruction, implemented for each vendor
-// under lib/Target.
+// under lib/Target. The indexed-access interface: how the verifiers and the
+// passes that re-lay out shared memory see the accesses of ops beyond
+// upstream's loads and stores.
 //
 //===----------------------------------------------------------------------===//
 
@@ -60,6 +62,36 @@ def Tile_MatrixInstructionAttrInterface
       (ins "::mlir::OpBuilder &":$builder, "::mlir::Operation *":$gemm,
            "::mlir::Value":$threadId, "::mlir::Value":$cRegisters,
            "::mlir::Value":$aRegisters)>,
+  ];
+}
+
+def Tile_IndexedAccessOpInterface : OpInterface<"IndexedAccessOpInterface"> {
+  let cppNamespace = "::tilec::tile";
+  let description = [{
+    An op that reads or writes memrefs at indices, other than upstream's
+    memref and vector loads and stores: the asynchronous copies to shared
+    memory (`tile.async_copy`) and the matrix loads of a vendor's tensor
+    cores (nvgpu.ldmatrix, whose model lives in lib/Target/NVIDIA). The
+    bounds, race and alignment verifiers, the swizzling of shared memory
+    and the insertion of barriers see these ops only through this
+    interface, in one model of an access (`tilec::tile::IndexedAccess`).
+  }];
+  let methods = [
+    InterfaceMethod<[{
+        The op's accesses, each a run of elements along the last dimension
+        of a memref from its indices.
+      }], "::llvm::SmallVector<::tilec::tile::IndexedAccess, 2>",
+      "getIndexedAccesses">,
+    InterfaceMethod<[{
+        Makes access `access` (a position in `getIndexedAccesses()`, one
+        marked `guardable`) touch no memory where `inBounds` (an i1) is
+        false, with ops built at `builder`.
+      }], "void", "guardAccess",
+      (ins "::mlir::OpBuilder &":$builder, "unsigned":$access,
+           "::mlir::Value":$inBounds),
+      /*methodBody=*/"", /*defaultImplementation=*/[{
+        llvm_unreachable("the op has no guardable access");
+      }]>,
   ];
 }
 

@@ -39,6 +39,30 @@ reshapeTensorArgument(mlir::OpBuilder &builder, mlir::FunctionOpInterface func,
                       unsigned index, mlir::Value pointer,
                       mlir::ValueRange arguments, mlir::Attribute memorySpace);
 
+/// One access of an op of the IndexedAccessOpInterface: `elements`
+/// consecutive elements along the last dimension of `memref` from
+/// `indices`.
+struct IndexedAccess {
+  mlir::Value memref;
+  /// The indices, which passes that re-lay out a buffer rewrite.
+  mlir::MutableOperandRange indices;
+  int64_t elements;
+  bool isWrite;
+  /// It lands after the op, ordered with the thread's later accesses only
+  /// by the ops that wait for asynchronous copies.
+  bool isAsync = false;
+  /// The bytes the address must be a multiple of, which the instruction
+  /// fixes; 0 when an element's alignment is enough.
+  int64_t requiredAlignment = 0;
+  /// The op's guardAccess can make it touch nothing out of bounds.
+  bool guardable = false;
+  /// The lanes of a warp access 16-byte rows of a tile together, one lane a
+  /// row: unswizzled rows a multiple of 128 bytes long share their banks.
+  bool rowsAcrossLanes = false;
+  /// What it is, for messages: "asynchronous copy read of".
+  llvm::StringRef description;
+};
+
 /// Fails with a diagnostic unless `op` is nested in a `tile.kernel`.
 mlir::LogicalResult verifyInKernel(mlir::Operation *op);
 
@@ -67,6 +91,7 @@ class Synchronizes
 } // namespace tilec::tile
 
 #include "tilec/Dialect/Tile/IR/TileAttrInterfaces.h.inc"
+#include "tilec/Dialect/Tile/IR/TileOpInterfaces.h.inc"
 
 #define GET_OP_CLASSES
 #include "tilec/Dialect/Tile/IR/TileOps.h.inc"

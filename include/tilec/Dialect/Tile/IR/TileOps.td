@@ -718,4 +718,121 @@ def Tile_FenceAsyncSharedOp
   let assemblyFormat = "attr-dict";
 }
 
+//===----------------------------------------------------------------------===//
+// Asynchronous and bulk copies
+//===----------------------------------------------------------------------===//
+
+// What tile-lower-copies and tile-lower-bulk-copies make of the copies they
+// give to the copy engines, independent of the vendor's instructions:
+// convert-tile-to-nvvm lowers them.
+
+def Tile_AsyncCopyOp : Tile_Op<"async_copy", [
+    Tile_InKernel, AttrSizedOperandSegments,
+    DeclareOpInterfaceMethods<Tile_IndexedAccessOpInterface, ["guardAccess"]>
+  ]> {
+  let summary = "Starts copying a run of elements into shared memory";
+  let description = [{
+    The running thread starts copying `elements` consecutive elements of
+    `source` from `source_indices` to the shared buffer `dest` at
+    `dest_indices`. The copy joins the thread's open group, which
+    `tile.async_commit_group` closes and `tile.async_wait_group` waits
+    for. With `source_elements`, only that many elements are read (none
+    for 0) and the rest of the run is filled with zeros. The run is 4, 8
+    or 16 bytes, and both addresses must be multiples of its size.
+
+    ```mlir
+    tile.async_copy %A[%i, %j], %A_shared[%r, %c], 8 source_elements %n
+        : memref<?x?xf16> to memref<64x32xf16, #tile.shared>
+    ```
+  }];
+  let arguments = (ins Arg<AnyMemRef, "the buffer read", [MemRead]>:$source,
+                   Variadic<Index>:$source_indices,
+                   Arg<AnyMemRef, "the shared buffer written", [MemWrite]>:
+                       $dest,
+                   Variadic<Index>:$dest_indices,
+                   ConfinedAttr<I64Attr, [IntPositive]>:$elements,
+                   Optional<Index>:$source_elements);
+  let assemblyFormat = [{
+    $source `[` $source_indices `]` `,` $dest `[` $dest_indices `]` `,`
+    $elements (`source_elements` $source_elements^)? attr-dict `:`
+    type($source) `to` type($dest)
+  }];
+  let extraClassDeclaration = [{
+    /// The bytes the copy moves.
+    int64_t getBytes();
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_TmaLoadOp : Tile_Op<"tma_load", [Tile_InKernel]> {
+  let summary = "Starts a bulk tensor copy of one box into shared memory";
+  let description = [{
+    Starts copying the box of the tensor map `map` (a `tile.tensor_map`)
+    at `coordinates` (in elements, innermost dimension first) to the
+    shared memory at `dest`. The box's bytes count towards the current
+    phase of the mbarrier at `barrier` as they land; elements outside the
+    tensor read as zero. One thread issues it.
+
+    ```mlir
+    tile.tma_load %map[%x, %y], %panel, barrier %bar
+        : !llvm.ptr, !llvm.ptr<3>, !llvm.ptr<3>
+    ```
+  }];
+  let arguments = (ins LLVM_AnyPointer:$map, Variadic<I32>:$coordinates,
+                   LLVM_PointerInAddressSpace<3>:$dest,
+                   LLVM_PointerInAddressSpace<3>:$barrier);
+  let assemblyFormat = [{
+    $map `[` $coordinates `]` `,` $dest `,` `barrier` $barrier attr-dict `:`
+    qualified(type($map)) `,` qualified(type($dest)) `,`
+    qualified(type($barrier))
+  }];
+}
+
+def Tile_TmaStoreOp : Tile_Op<"tma_store", [Tile_InKernel]> {
+  let summary = "Starts a bulk tensor copy of one box from shared memory";
+  let description = [{
+    Starts copying the shared memory at `source` to the box of the tensor
+    map `map` at `coordinates` (in elements, innermost dimension first);
+    what falls outside the tensor is not written. The copy joins the
+    thread's open bulk group, which `tile.bulk_commit_group` closes.
+
+    ```mlir
+    tile.tma_store %map[%x, %y], %panel : !llvm.ptr, !llvm.ptr<3>
+    ```
+  }];
+  let arguments = (ins LLVM_AnyPointer:$map, Variadic<I32>:$coordinates,
+                   LLVM_PointerInAddressSpace<3>:$source);
+  let assemblyFormat = [{
+    $map `[` $coordinates `]` `,` $source attr-dict `:`
+    qualified(type($map)) `,` qualified(type($source))
+  }];
+}
+
+def Tile_BulkCommitGroupOp : Tile_Op<"bulk_commit_group", [Tile_InKernel]> {
+  let summary = "Closes the running thread's group of bulk copies";
+  let description = [{
+    The bulk copies out of shared memory (`tile.tma_store`) the thread
+    started since its last commit form one group, which
+    `tile.bulk_wait_group` waits for.
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+def Tile_BulkWaitGroupOp : Tile_Op<"bulk_wait_group", [Tile_InKernel]> {
+  let summary = "Waits for the running thread's older bulk copy groups";
+  let description = [{
+    Waits until at most `pending` of the thread's committed groups of bulk
+    copies are still in flight. With `read`, it waits only until they have
+    read their shared memory, which may then be reused; their writes land
+    by the end of the kernel.
+
+    ```mlir
+    tile.bulk_wait_group 0 read
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I64Attr, [IntNonNegative]>:$pending,
+                   UnitAttr:$read);
+  let assemblyFormat = "$pending (`read` $read^)? attr-dict";
+}
+
 #endif // TILEC_DIALECT_TILE_IR_TILEOPS_TD

@@ -101,7 +101,6 @@ def TilePipeline : Pass<"tile-pipeline", "mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::gpu::GPUDialect",
                            "::mlir::memref::MemRefDialect",
-                           "::mlir::NVVM::NVVMDialect",
                            "::mlir::scf::SCFDialect"];
 }
 
@@ -117,15 +116,15 @@ def TileLowerCopies : Pass<"tile-lower-copies", "mlir::func::FuncOp"> {
     `tile.copy` defines; the bounds checks are only emitted where a region
     can leave its buffer.
 
-    An `async` copy becomes cp.async (`nvgpu.device_async_copy`) of 16-,
-    8- or 4-byte chunks, zero-filled outside the tensor, in a loop whose
+    An `async` copy becomes `tile.async_copy` (cp.async) of 16-, 8- or
+    4-byte chunks, zero-filled outside the tensor, in a loop whose
     layout gives consecutive chunks to consecutive threads; where chunks
     would not be aligned in both buffers, or the copy converts elements,
     it is copied synchronously like any other.
 
     An `async` copy with a `barrier` (from `tile-pipeline` on TMA)
     becomes bulk tensor copies: the first thread of the block issues one
-    `cp.async.bulk.tensor` per panel of the destination tile's layout, on a
+    `tile.tma_load` per panel of the destination tile's layout, on a
     `tile.tensor_map` of the source with that panel as its box, completing
     on the barrier.
 
@@ -142,8 +141,6 @@ def TileLowerCopies : Pass<"tile-lower-copies", "mlir::func::FuncOp"> {
                            "::mlir::gpu::GPUDialect",
                            "::mlir::LLVM::LLVMDialect",
                            "::mlir::memref::MemRefDialect",
-                           "::mlir::NVVM::NVVMDialect",
-                           "::mlir::nvgpu::NVGPUDialect",
                            "::mlir::scf::SCFDialect"];
 }
 
@@ -214,8 +211,7 @@ def TileInsertBarriers : Pass<"tile-insert-barriers", "mlir::func::FuncOp"> {
     ordered with otherwise. A barrier before a `bulk` copy, which the bulk
     tensor copy engine makes through the async proxy, always does.
   }];
-  let dependentDialects = ["::mlir::gpu::GPUDialect",
-                           "::mlir::NVVM::NVVMDialect"];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
 
 def TileLowerBulkCopies : Pass<"tile-lower-bulk-copies",
@@ -224,7 +220,7 @@ def TileLowerBulkCopies : Pass<"tile-lower-bulk-copies",
   let description = [{
     Lowers each `tile.copy bulk` (from `tile-lower-copies` on TMA):
     the first thread of the block, or of the consumers where a producer
-    warpgroup exists, issues one `cp.async.bulk.tensor` store per panel of
+    warpgroup exists, issues one `tile.tma_store` per panel of
     the shared tile's layout, on a `tile.tensor_map` of the destination
     with that panel as its box (TMA writes nothing outside the tensor),
     commits them as a bulk group and waits until they have read the tile.
@@ -236,7 +232,6 @@ def TileLowerBulkCopies : Pass<"tile-lower-bulk-copies",
                            "::mlir::gpu::GPUDialect",
                            "::mlir::LLVM::LLVMDialect",
                            "::mlir::memref::MemRefDialect",
-                           "::mlir::NVVM::NVVMDialect",
                            "::mlir::scf::SCFDialect"];
 }
 
@@ -336,11 +331,12 @@ def TileVerifyBounds : Pass<"tile-verify-bounds", "mlir::func::FuncOp"> {
     indices below the grid size, the thread index below the block size,
     loop induction variables in their ranges, run-time dimensions at least
     1, the conditions of the enclosing `if`s, and the facts of
-    `tile.assume`. The accesses are loads, stores, atomics, the source and
-    destination of `nvgpu.device_async_copy`, the rows `nvgpu.ldmatrix`
-    reads, and views of the stages of shared buffers; a swizzled shared
-    tile is checked before its swizzle. Bulk tensor copies are bounded by
-    the copy engine.
+    `tile.assume`. The accesses are loads, stores, atomics, those of the
+    ops of the IndexedAccessOpInterface (the source and destination of
+    `tile.async_copy`, the rows `nvgpu.ldmatrix` reads), and views of the
+    stages of shared buffers; a swizzled shared tile is checked before its
+    swizzle. Bulk tensor copies (`tile.tma_load`, `tile.tma_store`) are
+    bounded by the copy engine.
 
     - Proved: nothing changes.
     - Refuted: an error at the access, with the values of an execution
@@ -377,7 +373,8 @@ def TileVerifyRaces : Pass<"tile-verify-races", "mlir::func::FuncOp"> {
   let description = [{
     For per-thread code (after `tile-lower-loops`), proves with the Z3
     prover that no two writes to a tensor argument or a shared buffer
-    (stores, vector stores, `nvgpu.device_async_copy` destinations; a write
+    (stores, vector stores, the writes of the IndexedAccessOpInterface's
+    ops such as `tile.async_copy` destinations; a write
     and itself included) can write one element from two threads with
     nothing to order them: a thread of another block (for tensors), or
     another thread of the block between the same two barriers. The facts
@@ -437,10 +434,11 @@ def TileVerifyAlignment
   let description = [{
     For per-thread code (after `tile-lower-loops`), proves with the Z3
     prover that the address of every `vector.load` and `vector.store` with
-    an `alignment` (the vector bodies of `T.Parallel` and copies), of each
-    side of every `nvgpu.device_async_copy` (a multiple of its 4, 8 or 16
-    bytes) and of the row each lane of `nvgpu.ldmatrix` names (16 bytes)
-    is a multiple of what the instruction needs. The facts are those of the
+    an `alignment` (the vector bodies of `T.Parallel` and copies), and of
+    every access of the IndexedAccessOpInterface's ops that needs one (each
+    side of a `tile.async_copy`: a multiple of its 4, 8 or 16 bytes; the
+    row each lane of `nvgpu.ldmatrix` names: 16 bytes), is a multiple of
+    what the instruction needs. The facts are those of the
     bounds verifier, and the alignment of buffers: 16 bytes for a tensor's
     pointer (the generated header checks it) and 128 bytes for the start
     of a shared buffer; a view starts at its offsets times the strides of
