@@ -10,6 +10,7 @@
 #include "tilec/Dialect/Tile/IR/TileOps.h"
 #include "tilec/Dialect/Tile/Transforms/Passes.h"
 #include "tilec/Transforms/Passes.h"
+#include "tilec/Verification/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"

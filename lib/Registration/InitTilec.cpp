@@ -12,6 +12,7 @@
 #include "tilec/Target/NVIDIA/IndexedAccesses.h"
 #include "tilec/Target/NVIDIA/MatrixInstructions.h"
 #include "tilec/Transforms/Passes.h"
+#include "tilec/Verification/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
@@ -63,6 +64,7 @@ void tilec::registerDialects(mlir::DialectRegistry &registry) {
 
 void tilec::registerPasses() {
   tile::registerTilePasses();
+  tile::registerVerificationPasses();
   registerTilecConversionPasses();
   registerTilecPasses();
   // The upstream passes of the device pipelines.

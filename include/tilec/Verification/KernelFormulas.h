@@ -7,11 +7,12 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TILEC_DIALECT_TILE_TRANSFORMS_KERNELFORMULAS_H
-#define TILEC_DIALECT_TILE_TRANSFORMS_KERNELFORMULAS_H
+#ifndef TILEC_VERIFICATION_KERNELFORMULAS_H
+#define TILEC_VERIFICATION_KERNELFORMULAS_H
 
 #include "tilec/Analysis/IndexFormulas.h"
 #include "tilec/Dialect/Tile/IR/TileOps.h"
+#include "tilec/Verification/MemoryAccess.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -20,23 +21,6 @@
 #include <string>
 
 namespace tilec::tile {
-
-/// A load or store of per-thread code (memref or vector, masked stores
-/// included): the buffer it names and its indices.
-struct MemoryAccess {
-  mlir::Operation *op;
-  mlir::Value memref;
-  llvm::SmallVector<mlir::Value> indices;
-  /// Null for scalar accesses.
-  mlir::VectorType vectorType;
-  /// The value written; null for loads.
-  mlir::Value stored;
-  bool masked = false;
-
-  bool isWrite() const { return stored != nullptr; }
-};
-
-std::optional<MemoryAccess> matchMemoryAccess(mlir::Operation *op);
 
 class KernelFormulas {
 public:
@@ -94,4 +78,4 @@ private:
 
 } // namespace tilec::tile
 
-#endif // TILEC_DIALECT_TILE_TRANSFORMS_KERNELFORMULAS_H
+#endif // TILEC_VERIFICATION_KERNELFORMULAS_H

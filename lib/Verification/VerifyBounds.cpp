@@ -7,9 +7,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tilec/Dialect/Tile/Transforms/KernelFormulas.h"
-#include "tilec/Dialect/Tile/Transforms/Passes.h"
 #include "tilec/Dialect/Tile/Transforms/Utils.h"
+#include "tilec/Verification/KernelFormulas.h"
+#include "tilec/Verification/Passes.h"
 
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Matchers.h"
@@ -19,7 +19,7 @@
 
 namespace tilec::tile {
 #define GEN_PASS_DEF_TILEVERIFYBOUNDS
-#include "tilec/Dialect/Tile/Transforms/Passes.h.inc"
+#include "tilec/Verification/Passes.h.inc"
 } // namespace tilec::tile
 
 using namespace mlir;
@@ -56,10 +56,11 @@ struct Access {
   SmallVector<OpFoldResult> indices;
   SmallVector<int64_t> widths;
   bool isWrite;
-  /// For AccessForm::Indexed: its position among the op's accesses, and
-  /// whether the op can guard it.
-  unsigned indexedAccess = 0;
+  /// Whether a guard can skip it (the op makes the guard, for
+  /// AccessForm::Indexed), and for AccessForm::Indexed its position among
+  /// the op's accesses.
   bool guardable = false;
+  unsigned indexedAccess = 0;
 
   const char *verb() const {
     return form == AccessForm::View ? "view of"
@@ -123,24 +124,6 @@ SmallVector<Access, 2> matchAccesses(Operation *op, func::FuncOp func) {
       return;
     accesses.push_back(std::move(access));
   };
-  if (auto indexed = dyn_cast<IndexedAccessOpInterface>(op)) {
-    for (auto [position, access] :
-         llvm::enumerate(indexed.getIndexedAccesses())) {
-      size_t before = accesses.size();
-      add(access.memref, getAsOpFoldResult(ValueRange(access.indices)),
-          {access.elements}, access.isWrite, AccessForm::Indexed);
-      if (accesses.size() == before)
-        continue;
-      accesses.back().indexedAccess = position;
-      accesses.back().guardable = access.guardable;
-    }
-    return accesses;
-  }
-  if (auto atomic = dyn_cast<memref::AtomicRMWOp>(op)) {
-    add(atomic.getMemref(), getAsOpFoldResult(atomic.getIndices()), {}, true,
-        AccessForm::Plain);
-    return accesses;
-  }
   if (auto view = dyn_cast<memref::SubViewOp>(op)) {
     // A stage of a pipelined buffer: the view must lie inside it. Views of
     // tensors are not made.
@@ -155,17 +138,21 @@ SmallVector<Access, 2> matchAccesses(Operation *op, func::FuncOp func) {
       accesses.back().widths = widths;
     return accesses;
   }
-  std::optional<MemoryAccess> memory = matchMemoryAccess(op);
-  // Masked stores are this pass's own guards.
-  if (!memory || memory->masked)
-    return accesses;
-  VectorType vectorType = memory->vectorType;
-  // Vector accesses are guarded with a mask along the last dimension.
-  if (vectorType && vectorType.getRank() != 1)
-    return accesses;
-  add(memory->memref, getAsOpFoldResult(memory->indices),
-      vectorType ? vectorType.getShape() : ArrayRef<int64_t>(),
-      memory->isWrite(), AccessForm::Plain);
+  for (const MemoryAccess &memory : matchMemoryAccesses(op)) {
+    // Masked stores are this pass's own guards. Vector accesses are guarded
+    // with a mask along the last dimension.
+    if (memory.masked ||
+        (memory.vectorType && memory.vectorType.getRank() != 1))
+      continue;
+    size_t before = accesses.size();
+    add(memory.memref, getAsOpFoldResult(memory.indices), {memory.elements},
+        memory.isWrite,
+        memory.indexedPosition ? AccessForm::Indexed : AccessForm::Plain);
+    if (accesses.size() == before)
+      continue;
+    accesses.back().indexedAccess = memory.indexedPosition.value_or(0);
+    accesses.back().guardable = memory.guardable;
+  }
   return accesses;
 }
 

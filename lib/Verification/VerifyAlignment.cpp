@@ -9,9 +9,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tilec/Dialect/Tile/Transforms/KernelFormulas.h"
-#include "tilec/Dialect/Tile/Transforms/Passes.h"
 #include "tilec/Dialect/Tile/Transforms/Utils.h"
+#include "tilec/Verification/KernelFormulas.h"
+#include "tilec/Verification/Passes.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -21,7 +21,7 @@
 
 namespace tilec::tile {
 #define GEN_PASS_DEF_TILEVERIFYALIGNMENT
-#include "tilec/Dialect/Tile/Transforms/Passes.h.inc"
+#include "tilec/Verification/Passes.h.inc"
 } // namespace tilec::tile
 
 using namespace mlir;
@@ -44,27 +44,10 @@ struct AlignedAccess {
 
 SmallVector<AlignedAccess, 2> matchAlignedAccesses(Operation *op) {
   SmallVector<AlignedAccess, 2> accesses;
-  auto elementBytes = [](Value memref) {
-    return llvm::divideCeil(
-        cast<MemRefType>(memref.getType()).getElementTypeBitWidth(), 8);
-  };
-  if (auto load = dyn_cast<vector::LoadOp>(op)) {
-    std::optional<uint64_t> alignment = load.getAlignment();
-    if (alignment && int64_t(*alignment) > elementBytes(load.getBase()))
-      accesses.push_back({op, load.getBase(), load.getIndices(),
-                          int64_t(*alignment), true, "vector read of"});
-  } else if (auto store = dyn_cast<vector::StoreOp>(op)) {
-    std::optional<uint64_t> alignment = store.getAlignment();
-    if (alignment && int64_t(*alignment) > elementBytes(store.getBase()))
-      accesses.push_back({op, store.getBase(), store.getIndices(),
-                          int64_t(*alignment), true, "vector write to"});
-  } else if (auto indexed = dyn_cast<IndexedAccessOpInterface>(op)) {
-    for (const IndexedAccess &access : indexed.getIndexedAccesses())
-      if (access.requiredAlignment)
-        accesses.push_back({op, access.memref, ValueRange(access.indices),
-                            access.requiredAlignment, false,
-                            access.description});
-  }
+  for (const MemoryAccess &access : matchMemoryAccesses(op))
+    if (access.alignment)
+      accesses.push_back({op, access.memref, access.indices, access.alignment,
+                          access.alignmentAdjustable, access.description});
   return accesses;
 }
 

@@ -16,15 +16,15 @@
 
 #include "tilec/Analysis/IndexFormulas.h"
 #include "tilec/Dialect/Tile/IR/TileOps.h"
-#include "tilec/Dialect/Tile/Transforms/Passes.h"
 #include "tilec/Dialect/Tile/Transforms/Utils.h"
+#include "tilec/Verification/Passes.h"
 
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringExtras.h"
 
 namespace tilec::tile {
 #define GEN_PASS_DEF_TILEVERIFYLAYOUTS
-#include "tilec/Dialect/Tile/Transforms/Passes.h.inc"
+#include "tilec/Verification/Passes.h.inc"
 } // namespace tilec::tile
 
 using namespace mlir;

@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tilec/Dialect/Tile/Transforms/KernelFormulas.h"
+#include "tilec/Verification/KernelFormulas.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -15,37 +15,6 @@
 using namespace mlir;
 using namespace tilec;
 using namespace tilec::tile;
-
-std::optional<MemoryAccess> tilec::tile::matchMemoryAccess(Operation *op) {
-  MemoryAccess access;
-  access.op = op;
-  if (auto load = dyn_cast<memref::LoadOp>(op)) {
-    access.memref = load.getMemRef();
-    access.indices = load.getIndices();
-  } else if (auto store = dyn_cast<memref::StoreOp>(op)) {
-    access.memref = store.getMemRef();
-    access.indices = store.getIndices();
-    access.stored = store.getValueToStore();
-  } else if (auto load = dyn_cast<vector::LoadOp>(op)) {
-    access.memref = load.getBase();
-    access.indices = load.getIndices();
-    access.vectorType = load.getVectorType();
-  } else if (auto store = dyn_cast<vector::StoreOp>(op)) {
-    access.memref = store.getBase();
-    access.indices = store.getIndices();
-    access.vectorType = store.getVectorType();
-    access.stored = store.getValueToStore();
-  } else if (auto store = dyn_cast<vector::MaskedStoreOp>(op)) {
-    access.memref = store.getBase();
-    access.indices = store.getIndices();
-    access.vectorType = store.getVectorType();
-    access.stored = store.getValueToStore();
-    access.masked = true;
-  } else {
-    return std::nullopt;
-  }
-  return access;
-}
 
 KernelFormulas::KernelFormulas(func::FuncOp func, KernelOp kernel,
                                unsigned resourceLimit)

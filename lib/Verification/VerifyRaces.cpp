@@ -9,9 +9,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tilec/Dialect/Tile/Transforms/KernelFormulas.h"
-#include "tilec/Dialect/Tile/Transforms/Passes.h"
+#include "RaceVerifier.h"
 #include "tilec/Dialect/Tile/Transforms/Utils.h"
+#include "tilec/Verification/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -25,7 +25,7 @@
 
 namespace tilec::tile {
 #define GEN_PASS_DEF_TILEVERIFYRACES
-#include "tilec/Dialect/Tile/Transforms/Passes.h.inc"
+#include "tilec/Verification/Passes.h.inc"
 } // namespace tilec::tile
 
 using namespace mlir;
@@ -50,142 +50,9 @@ bool holdsSynchronization(Operation *op) {
       .wasInterrupted();
 }
 
-/// What a value can differ in between two threads.
-struct Variation {
-  /// Between two threads of one block: it is computed from the thread
-  /// index.
-  bool thread = false;
-  /// Between two blocks: computed from a block index or the thread index,
-  /// or read from memory a block has of its own (fragments, shared).
-  bool block = false;
+} // namespace
 
-  Variation &operator|=(const Variation &other) {
-    thread |= other.thread;
-    block |= other.block;
-    return *this;
-  }
-  bool operator!=(const Variation &other) const {
-    return thread != other.thread || block != other.block;
-  }
-};
-
-/// A store to memory other threads see, with its indices into the buffer
-/// it views (a tensor argument or a tile.alloc_shared).
-struct Write {
-  Operation *op;
-  Value buffer;
-  /// The value written; null for copies, which write what they read from
-  /// `sourceIndices`.
-  Value value;
-  SmallVector<Value> indexValues;
-  SmallVector<Value> sourceIndices;
-  /// Indices into the buffer; for a swizzled tile, the leading indices and
-  /// then the element's offset in the tile before the swizzle.
-  SmallVector<Formula> indices;
-  /// The elements it writes along the last of `indices`.
-  int64_t width;
-  bool shared;
-  /// Lanes of a masked store may not be written: a collision found is not
-  /// one for sure.
-  bool masked;
-  /// For a swizzled tile: the swizzle, which permutes runs of
-  /// 2^base elements, and the tile's shape, to name elements.
-  SwizzleAttr swizzle;
-  int64_t tileRows = 0, tileCols = 0;
-  /// The conditions under which it runs.
-  SmallVector<Formula> path;
-  /// Whether the prover could not justify treating it as written (a
-  /// swizzled vector that may straddle two runs): its pairs are not proved.
-  bool unsupported = false;
-  /// An asynchronous copy's write lands some time before the wait for it,
-  /// perhaps past barriers.
-  bool async = false;
-};
-
-/// How two executions, of two writes, may be unordered. The second
-/// execution's variables are copies but for those `shared` lists (the
-/// block indices, for executions in one block; the induction variables of
-/// loops they share an iteration of).
-struct Concurrency {
-  bool sameBlock = true;
-  SmallVector<scf::ForOp> sameLoops;
-  /// A loop whose iterations differ by one step, and which execution runs
-  /// first: the first write's (forward) or the second's.
-  scf::ForOp adjacentLoop;
-  bool forward = true;
-};
-
-class RaceVerifier {
-public:
-  RaceVerifier(func::FuncOp func, KernelOp kernel, unsigned resourceLimit,
-               bool remarks)
-      : kernel(func, kernel, resourceLimit), formulas(this->kernel.formulas()),
-        remarks(remarks) {}
-
-  LogicalResult run();
-
-private:
-  std::optional<Write> matchWrite(Operation *op, ArrayRef<Formula> path);
-  void computeVariations();
-  Variation variationOf(Value value) const { return variations.lookup(value); }
-  Variation variationOf(const Write &write) const;
-  /// Whether every thread writes the same value, to the same element.
-  bool isUniform(const Write &write) const;
-  void checkPair(Write &first, Write &second);
-  /// The concurrencies under which executions of `first` and `second` may
-  /// be unordered: a superset of the real ones, for proofs.
-  SmallVector<Concurrency> possibleConcurrencies(const Write &first,
-                                                 const Write &second);
-  /// The one under which they are unordered for sure, if any: for errors.
-  std::optional<Concurrency> certainConcurrency(const Write &first,
-                                                const Write &second);
-  /// The copies of variables for a second execution under `concurrency`.
-  VariableCopies &copiesFor(const Concurrency &concurrency);
-  /// Whether executions under `concurrency` can write one element; fills
-  /// `example` when asked for the values of `evaluate`.
-  Proof ask(const Write &first, const Write &second,
-            const Concurrency &concurrency, bool withPaths,
-            CounterExample *example = nullptr,
-            SmallVectorImpl<Formula> *evaluate = nullptr);
-  /// Whether two executions of different threads can write one element,
-  /// decided by going through the values of the variables of each, where
-  /// `distances` (per index, the first's less the second's) separate into
-  /// a part of each execution's variables and these are few. Path
-  /// conditions are left out: only `false` is a proof. Nullopt where it
-  /// does not apply.
-  std::optional<bool> collidesByEnumeration(const Write &first,
-                                            const Write &second,
-                                            ArrayRef<Formula> distances,
-                                            VariableCopies &copies,
-                                            const Formula &thread);
-  /// Proves at once that no two executions of `members` (writes to one
-  /// buffer whose indices share the terms of the block indices) by
-  /// different threads write one element, whatever orders them: each pair
-  /// and each write with itself. False where it cannot tell; the pairs are
-  /// then asked one by one.
-  bool proveFamily(ArrayRef<Write *> members);
-  /// Reports the race of an execution under `concurrency`, if the prover
-  /// finds one.
-  bool reportRace(const Write &first, const Write &second,
-                  const Concurrency &concurrency);
-  std::string bufferName(const Write &write);
-  std::string describeBlock(ArrayRef<int64_t> values);
-  std::string describeElement(const Write &write, ArrayRef<int64_t> indices);
-  std::optional<Formula> threadOf(const Write &first, const Write &second);
-
-  KernelFormulas kernel;
-  IndexFormulas &formulas;
-  bool remarks;
-  bool failed = false;
-  DenseMap<Value, Variation> variations;
-  /// The copies of variables per set of shared ones: a copy's facts tie it
-  /// to the variables it was made with, so each set has its own.
-  std::map<SmallVector<unsigned>, VariableCopies> copyPools;
-  /// Queries asked about pairs of different writes, which grow with the
-  /// square of their number: past kMaxPairQueries, pairs are not proved.
-  unsigned pairQueries = 0;
-  static constexpr unsigned kMaxPairQueries = 2000;
-};
+namespace tilec::tile::races {
 
 std::optional<Write> RaceVerifier::matchWrite(Operation *op,
                                               ArrayRef<Formula> path) {
@@ -193,34 +60,23 @@ std::optional<Write> RaceVerifier::matchWrite(Operation *op,
   write.op = op;
   write.path.assign(path.begin(), path.end());
   Value memref;
-  if (auto indexed = dyn_cast<IndexedAccessOpInterface>(op)) {
-    // A copy writes what it reads: its reads' indices stand for the value.
-    SmallVector<IndexedAccess, 2> accesses = indexed.getIndexedAccesses();
-    auto written = llvm::find_if(
-        accesses, [](const IndexedAccess &access) { return access.isWrite; });
-    if (written == accesses.end())
-      return std::nullopt;
-    memref = written->memref;
-    write.indexValues = llvm::to_vector(ValueRange(written->indices));
-    for (const IndexedAccess &access : accesses)
-      if (!access.isWrite)
-        llvm::append_range(write.sourceIndices, ValueRange(access.indices));
-    write.width = written->elements;
-    write.masked = false;
-    write.async = written->isAsync;
-  } else {
-    std::optional<MemoryAccess> access = matchMemoryAccess(op);
-    if (!access || !access->isWrite())
-      return std::nullopt;
-    VectorType vectorType = access->vectorType;
-    if (vectorType && vectorType.getRank() != 1)
-      return std::nullopt;
-    memref = access->memref;
-    write.masked = access->masked;
-    write.value = access->stored;
-    write.indexValues = access->indices;
-    write.width = vectorType ? vectorType.getNumElements() : 1;
-  }
+  SmallVector<MemoryAccess, 2> accesses = matchMemoryAccesses(op);
+  auto written = llvm::find_if(
+      accesses, [](const MemoryAccess &access) { return access.isWrite; });
+  // Atomics do not race; a vector write is checked along one dimension.
+  if (written == accesses.end() || written->atomic ||
+      (written->vectorType && written->vectorType.getRank() != 1))
+    return std::nullopt;
+  memref = written->memref;
+  write.indexValues = written->indices;
+  write.value = written->stored;
+  // A copy writes what it reads: its reads' indices stand for the value.
+  for (const MemoryAccess &access : accesses)
+    if (!access.isWrite)
+      llvm::append_range(write.sourceIndices, access.indices);
+  write.width = written->elements;
+  write.masked = written->masked;
+  write.async = written->isAsync;
   // Casts keep the elements where they are.
   auto skipCasts = [](Value value) {
     while (true) {
@@ -998,152 +854,6 @@ void RaceVerifier::checkPair(Write &first, Write &second) {
   }
 }
 
-std::string RaceVerifier::bufferName(const Write &write) {
-  if (!write.shared)
-    return "'" +
-           kernel.argName(cast<BlockArgument>(write.buffer).getArgNumber()) +
-           "'";
-  if (Operation *def = write.buffer.getDefiningOp())
-    if (auto loc = dyn_cast<NameLoc>(def->getLoc()))
-      return ("shared buffer '" + loc.getName().getValue() + "'").str();
-  return "a shared buffer";
-}
-
-std::string RaceVerifier::describeBlock(ArrayRef<int64_t> values) {
-  static const char *const axes[] = {"bx", "by", "bz"};
-  SmallVector<std::string> parts;
-  for (auto [axis, value] : llvm::enumerate(values))
-    parts.push_back(
-        llvm::formatv("{0} = {1}", axis < 3 ? axes[axis] : "b", value).str());
-  std::string joined = llvm::join(parts, ", ");
-  return parts.size() == 1 ? "block " + joined : "block (" + joined + ")";
-}
-
-std::string RaceVerifier::describeElement(const Write &write,
-                                          ArrayRef<int64_t> indices) {
-  SmallVector<std::string> parts;
-  for (int64_t index : indices)
-    parts.push_back(std::to_string(index));
-  // A swizzled tile's element, where the swizzle puts it.
-  if (write.swizzle && !indices.empty()) {
-    int64_t swizzled = write.swizzle.apply(indices.back());
-    parts.back() = std::to_string(swizzled / write.tileCols);
-    parts.push_back(std::to_string(swizzled % write.tileCols));
-  }
-  return "[" + llvm::join(parts, ", ") + "]";
-}
-
-bool RaceVerifier::reportRace(const Write &first, const Write &second,
-                              const Concurrency &concurrency) {
-  IndexFormulas &f = formulas;
-  CounterExample example;
-  SmallVector<Formula> evaluate;
-  if (ask(first, second, concurrency, /*withPaths=*/true, &example,
-          &evaluate) != Proof::Refuted)
-    return false;
-  VariableCopies &copies = copiesFor(concurrency);
-  bool self = &first == &second;
-  // Pairs of values, the first execution's and the second's. For a write
-  // and itself, the threads are named in the order of their blocks, then
-  // of their indices.
-  ArrayRef<int64_t> values = example.values;
-  unsigned numAxes = kernel.blockIndices().size();
-  auto pairAt = [&](unsigned i) {
-    return std::make_pair(values[2 * i], values[2 * i + 1]);
-  };
-  SmallVector<int64_t> firstBlock, secondBlock;
-  for (unsigned axis = 0; axis < numAxes; ++axis) {
-    firstBlock.push_back(pairAt(1 + axis).first);
-    secondBlock.push_back(pairAt(1 + axis).second);
-  }
-  auto [firstThread, secondThread] = pairAt(0);
-  bool swapped = self && std::tie(secondBlock, secondThread) <
-                             std::tie(firstBlock, firstThread);
-  if (swapped) {
-    std::swap(firstThread, secondThread);
-    std::swap(firstBlock, secondBlock);
-  }
-  // The element both write: for vectors, the first element the two share.
-  SmallVector<int64_t> element;
-  for (unsigned dim = 0; dim < first.indices.size(); ++dim) {
-    auto [a, b] = pairAt(1 + numAxes + dim);
-    element.push_back(std::max(a, b));
-  }
-  std::string who;
-  if (self)
-    who = firstBlock == secondBlock
-              ? llvm::formatv("threads {0} and {1} of {2}", firstThread,
-                              secondThread, describeBlock(firstBlock))
-                    .str()
-              : llvm::formatv("thread {0} of {1} and thread {2} of {3}",
-                              firstThread, describeBlock(firstBlock),
-                              secondThread, describeBlock(secondBlock))
-                    .str();
-  else
-    who = firstBlock == secondBlock
-              ? llvm::formatv("thread {0} here and thread {1} there, of {2},",
-                              firstThread, secondThread,
-                              describeBlock(firstBlock))
-                    .str()
-              : llvm::formatv("thread {0} of {1} here and thread {2} of {3} "
-                              "there",
-                              firstThread, describeBlock(firstBlock),
-                              secondThread, describeBlock(secondBlock))
-                    .str();
-  // The rest of the execution: run-time dimensions and loop indices, each
-  // with the second execution's value where it differs.
-  DenseMap<unsigned, unsigned> original;
-  for (auto [from, to] : copies)
-    if (from != to)
-      original[to] = from;
-  DenseMap<unsigned, int64_t> valueOf;
-  for (auto [index, value] : example.variables)
-    valueOf[index] = value;
-  SmallVector<std::string> context;
-  for (auto [index, value] : example.variables) {
-    const Variable &var = f.variables()[index];
-    if (original.count(index) || (var.kind != VariableKind::Dimension &&
-                                  var.kind != VariableKind::LoopIndex))
-      continue;
-    int64_t firstValue = value;
-    auto copy = copies.find(index);
-    if (copy == copies.end() || copy->second == index ||
-        !valueOf.count(copy->second) || valueOf[copy->second] == value) {
-      context.push_back(llvm::formatv("{0} = {1}", var.name, value).str());
-      continue;
-    }
-    int64_t secondValue = valueOf[copy->second];
-    if (swapped)
-      std::swap(firstValue, secondValue);
-    context.push_back(
-        llvm::formatv("{0} = {1} and {2}", var.name, firstValue, secondValue)
-            .str());
-  }
-  std::string name = bufferName(first);
-  InFlightDiagnostic diag = first.op->emitError();
-  diag << "this write to " << name << " races";
-  if (!self) {
-    unsigned line = 0;
-    if (auto loc = dyn_cast<FileLineColLoc>(second.op->getLoc()))
-      line = loc.getLine();
-    diag << " with the one "
-         << (line ? llvm::formatv("at line {0}", line).str()
-                  : std::string("noted"));
-  }
-  diag << ": " << who << " both write element "
-       << describeElement(first, element);
-  if (!context.empty())
-    diag << ", when " << llvm::join(context, ", ");
-  diag << "; give each element one writer"
-       << (first.shared ? ", or separate the writes with a barrier"
-           : self       ? ", or make the write atomic (T.atomic_add)"
-                        : ", or make the writes atomic (T.atomic_add)");
-  if (!self)
-    diag.attachNote(second.op->getLoc()) << "the other write";
-  failed = true;
-  return true;
-}
-
 LogicalResult RaceVerifier::run() {
   computeVariations();
   // The thread index, for writes whose element does not depend on it.
@@ -1201,6 +911,12 @@ LogicalResult RaceVerifier::run() {
         << " not proved (" << formulas.numQueries() << " queries)";
   return success();
 }
+
+} // namespace tilec::tile::races
+
+namespace {
+
+using races::RaceVerifier;
 
 struct VerifyRacesPass
     : public tilec::tile::impl::TileVerifyRacesBase<VerifyRacesPass> {
