@@ -24,8 +24,8 @@ struct LdMatrixModel
     auto ldmatrix = cast<nvgpu::LdMatrixOp>(op);
     auto type = cast<MemRefType>(ldmatrix.getSrcMemref().getType());
     int64_t bits = type.getElementTypeBitWidth();
-    IndexedAccess row{ldmatrix.getSrcMemref(), ldmatrix.getIndicesMutable(),
-                      bits ? 128 / bits : 1, /*isWrite=*/false};
+    IndexedAccess row(ldmatrix.getSrcMemref(), ldmatrix.getIndicesMutable(),
+                      bits ? 128 / bits : 1, /*isWrite=*/false);
     row.requiredAlignment = 16;
     row.rowsAcrossLanes = true;
     row.description = "ldmatrix read of";

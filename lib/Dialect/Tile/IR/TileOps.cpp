@@ -541,14 +541,15 @@ LogicalResult AsyncCopyOp::verify() {
 }
 
 SmallVector<IndexedAccess, 2> AsyncCopyOp::getIndexedAccesses() {
-  IndexedAccess read{getSource(), getSourceIndicesMutable(), getElements(),
-                     /*isWrite=*/false};
+  int64_t elements = getElements();
+  IndexedAccess read(getSource(), getSourceIndicesMutable(), elements,
+                     /*isWrite=*/false);
   read.isAsync = true;
   read.requiredAlignment = getBytes();
   read.guardable = true;
   read.description = "asynchronous copy read of";
-  IndexedAccess write{getDest(), getDestIndicesMutable(), getElements(),
-                      /*isWrite=*/true};
+  IndexedAccess write(getDest(), getDestIndicesMutable(), elements,
+                      /*isWrite=*/true);
   write.isAsync = true;
   write.requiredAlignment = getBytes();
   write.description = "asynchronous copy write to";

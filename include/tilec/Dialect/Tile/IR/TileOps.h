@@ -43,6 +43,11 @@ reshapeTensorArgument(mlir::OpBuilder &builder, mlir::FunctionOpInterface func,
 /// consecutive elements along the last dimension of `memref` from
 /// `indices`.
 struct IndexedAccess {
+  IndexedAccess(mlir::Value memref, mlir::MutableOperandRange indices,
+                int64_t elements, bool isWrite)
+      : memref(memref), indices(indices), elements(elements), isWrite(isWrite) {
+  }
+
   mlir::Value memref;
   /// The indices, which passes that re-lay out a buffer rewrite.
   mlir::MutableOperandRange indices;
