@@ -37,9 +37,6 @@ using namespace mlir;
 using namespace tilec;
 using namespace tilec::tile;
 
-/// Threads per warp on NVIDIA; on AMD, the 32-lane half of a wave64.
-static constexpr int64_t kLanes = 32;
-
 namespace {
 
 /// Evaluates an index computation at integer values of some of the values
@@ -513,7 +510,10 @@ LogicalResult KernelDistributor::distributeReduce(ReduceOp reduce) {
   int64_t extent = srcType.getShape().back();
   Reduction reduction{reduce.getKind(), srcType.getElementType()};
   Location loc = reduce.getLoc();
-  int64_t numWarps = llvm::divideCeil(threads, kLanes);
+  // Lanes of a warp (a wave on AMD) combine through shuffles, warps through
+  // shared memory.
+  int64_t lanes = target.getWarpSize();
+  int64_t numWarps = llvm::divideCeil(threads, lanes);
   unsigned dstRank = cast<MemRefType>(dst.getType()).getRank();
   bool scalarResult = srcType.getRank() == 1;
 
@@ -662,7 +662,7 @@ LogicalResult KernelDistributor::distributeReduce(ReduceOp reduce) {
     if (!acc)
       acc = identity;
     for (int64_t mask : step.masks) {
-      if (mask >= kLanes) {
+      if (mask >= lanes) {
         crossWarp = true;
         continue;
       }
@@ -671,7 +671,7 @@ LogicalResult KernelDistributor::distributeReduce(ReduceOp reduce) {
       bool narrow = acc.getType().getIntOrFloatBitWidth() < 32;
       if (narrow)
         moved = convertElement(b, loc, acc, b.getF32Type());
-      auto shuffle = gpu::ShuffleOp::create(b, loc, moved, mask, kLanes,
+      auto shuffle = gpu::ShuffleOp::create(b, loc, moved, mask, lanes,
                                             gpu::ShuffleMode::XOR);
       Value other = shuffle.getShuffleResult();
       if (narrow)
@@ -687,7 +687,7 @@ LogicalResult KernelDistributor::distributeReduce(ReduceOp reduce) {
     // (blocks of 100 or 325 threads) have groups that reach past the last
     // warp; the scratch covers them so that their reads stay inside.
     int64_t perStep =
-        static_cast<int64_t>(llvm::PowerOf2Ceil(numWarps)) * kLanes;
+        static_cast<int64_t>(llvm::PowerOf2Ceil(numWarps)) * lanes;
     Block *kernelBody = &kernel.getBody().front();
     OpBuilder allocBuilder = OpBuilder::atBlockBegin(kernelBody);
     auto scratchType = MemRefType::get(
@@ -697,7 +697,7 @@ LogicalResult KernelDistributor::distributeReduce(ReduceOp reduce) {
     Value scratch =
         AllocSharedOp::create(allocBuilder, loc, TypeRange{scratchType},
                               ValueRange{}, ArrayRef<NamedAttribute>{});
-    Value warpSize = arith::ConstantIndexOp::create(b, loc, kLanes);
+    Value warpSize = arith::ConstantIndexOp::create(b, loc, lanes);
     Value lane = arith::RemUIOp::create(b, loc, tid, warpSize);
     Value warp = arith::DivUIOp::create(b, loc, tid, warpSize);
     auto slotIndex = [&](int64_t step, Value warpIndex) {
@@ -714,8 +714,8 @@ LogicalResult KernelDistributor::distributeReduce(ReduceOp reduce) {
     for (auto [i, step] : llvm::enumerate(steps)) {
       SmallVector<int64_t> warpMasks;
       for (int64_t mask : step.masks)
-        if (mask >= kLanes)
-          warpMasks.push_back(mask / kLanes);
+        if (mask >= lanes)
+          warpMasks.push_back(mask / lanes);
       // The group's warps are `first ^ offset` over all XOR combinations of
       // the masks. When the masks are single bits, every warp of a group
       // combines the partials in the same order, starting from the group's
