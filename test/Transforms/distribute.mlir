@@ -163,6 +163,40 @@ func.func @block_max(%out: memref<1xf32>) {
 
 // -----
 
+// The same row on a wave64 target: lanes 32 away are in the same wave and
+// combine by shuffle; only the 2 waves meet in shared memory.
+// CHECK-LABEL: func.func @wave_max
+// CHECK: %[[SCRATCH:.*]] = tile.alloc_shared : memref<128xf32, #tile.shared>
+// CHECK: gpu.shuffle xor %{{.*}}, %c16_i32, %c64_i32
+// CHECK: gpu.shuffle xor %{{.*}}, %c32_i32, %c64_i32
+// CHECK: %[[LANE:.*]] = arith.remui %[[TID:.*]], %c64
+// CHECK: %[[WARP:.*]] = arith.divui %[[TID]], %c64
+// CHECK: gpu.barrier
+// CHECK: memref.store %{{.*}}, %[[SCRATCH]]
+// CHECK: %[[FIRST:.*]] = arith.andi %[[WARP]], %c-2
+// CHECK: arith.xori %[[FIRST]], %c1
+// CHECK-NOT: arith.xori %[[FIRST]], %c2
+// CHECK: gpu.barrier
+#wide = #tile.fragment_layout<[1, 512], threads = 128, slots = 4, (d0, d1) -> (d0 * 128 + (d1 floordiv 4) mod 128, (d0 + (d1 floordiv 4) floordiv 128) * 4 + d1 mod 4), inverse = (d0, d1) -> (d1 floordiv 4 + d0 floordiv 128, (d0 mod 128) * 4 + d1 mod 4)>
+#one = #tile.fragment_layout<[1], threads = 128, slots = 1, replicate = 128, (d0, d1) -> (d0 * 128 + d1, d0), inverse = (d0, d1) -> (d1 + d0 floordiv 128, d0 mod 128)>
+module attributes {tile.target = #tile.target<chip = "gfx942", warp_size = 64, shared_memory = 65536, registers = 512, features = none>} {
+func.func @wave_max(%out: memref<1xf32>) {
+  %c1 = arith.constant 1 : index
+  tile.kernel blocks(%bx) in (%c1) threads(128) {
+    %f = tile.alloc_fragment {layout = #wide} : memref<1x512xf32, #tile.fragment>
+    %m = tile.alloc_fragment {layout = #one} : memref<1xf32, #tile.fragment>
+    tile.reduce max %f -> %m dim(1) clear(true) : memref<1x512xf32, #tile.fragment>, memref<1xf32, #tile.fragment>
+    tile.parallel (%i) in (1) layout #one {
+      %v = memref.load %m[%i] : memref<1xf32, #tile.fragment>
+      memref.store %v, %out[%i] : memref<1xf32>
+    }
+  }
+  return
+}
+}
+
+// -----
+
 // A gemm of shared operands on CUDA cores: one dot product over K per
 // accumulator slot, at the row and column the slot holds.
 // CHECK-LABEL: func.func @simt_gemm
