@@ -197,22 +197,27 @@ func.func @wave_max(%out: memref<1xf32>) {
 
 // -----
 
-// A gemm of shared operands on CUDA cores: one dot product over K per
-// accumulator slot, at the row and column the slot holds.
+// A gemm of shared operands on CUDA cores: one loop over K around every
+// accumulator slot, an outer product that loads A's row once per step.
 // CHECK-LABEL: func.func @simt_gemm
 // CHECK: %[[ACC:.*]] = memref.alloca() : memref<4xf32>
 // CHECK: %[[ROW:.*]] = arith.divui %[[TID:.*]], %c4
-// CHECK: %[[INIT:.*]] = memref.load %[[ACC]][%c0]
-// CHECK: %[[DOT:.*]] = scf.for %[[K:.*]] = %c0 to %c8 step %c1 iter_args(%[[SUM:.*]] = %[[INIT]]) -> (f32) {
+// CHECK: %[[I0:.*]] = memref.load %[[ACC]][%c0]
+// CHECK: %[[I1:.*]] = memref.load %[[ACC]][%c1]
+// CHECK: %[[I2:.*]] = memref.load %[[ACC]][%c2]
+// CHECK: %[[I3:.*]] = memref.load %[[ACC]][%c3]
+// CHECK: %[[DOT:.*]]:4 = scf.for %[[K:.*]] = %c0 to %c8 step %c1 iter_args(%[[S0:.*]] = %[[I0]], %{{.*}} = %[[I1]], %{{.*}} = %[[I2]], %{{.*}} = %[[I3]]) -> (f32, f32, f32, f32) {
 // CHECK:   %[[A:.*]] = memref.load %{{.*}}[%[[ROW]], %[[K]]] : memref<16x8xf16, #tile.shared>
 // CHECK:   %[[B:.*]] = memref.load %{{.*}}[%{{.*}}, %[[K]]] : memref<16x8xf16, #tile.shared>
 // CHECK:   %[[AF:.*]] = arith.extf %[[A]] : f16 to f32
 // CHECK:   %[[BF:.*]] = arith.extf %[[B]] : f16 to f32
 // CHECK:   %[[P:.*]] = arith.mulf %[[AF]], %[[BF]]
-// CHECK:   %[[S:.*]] = arith.addf %[[SUM]], %[[P]]
-// CHECK:   scf.yield %[[S]]
-// CHECK: memref.store %[[DOT]], %[[ACC]][%c0]
-// CHECK-COUNT-3: scf.for
+// CHECK:   %[[R0:.*]] = arith.addf %[[S0]], %[[P]]
+// CHECK-COUNT-3: arith.mulf %[[AF]], %{{.*}} : f32
+// CHECK:   scf.yield %[[R0]], %{{.*}}, %{{.*}}, %{{.*}} : f32, f32, f32, f32
+// CHECK: memref.store %[[DOT]]#0, %[[ACC]][%c0]
+// CHECK: memref.store %[[DOT]]#3, %[[ACC]][%c3]
+// CHECK-NOT: scf.for
 // CHECK-NOT: tile.gemm
 #acc = #tile.fragment_layout<[16, 16], threads = 64, slots = 4, (d0, d1) -> ((d0 mod 16) * 4 + (d1 floordiv 4) mod 4, (d0 floordiv 16 + (d1 floordiv 4) floordiv 4) * 4 + d1 mod 4), inverse = (d0, d1) -> ((d1 floordiv 4) * 16 + d0 floordiv 4, (d0 mod 4) * 4 + d1 mod 4)>
 func.func @simt_gemm(%c: memref<16x16xf32>) {
@@ -225,6 +230,38 @@ func.func @simt_gemm(%c: memref<16x16xf32>) {
     tile.parallel (%i, %j) in (16, 16) layout #acc {
       %v = memref.load %acc[%i, %j] : memref<16x16xf32, #tile.fragment>
       memref.store %v, %c[%i, %j] : memref<16x16xf32>
+    }
+  }
+  return
+}
+
+// -----
+
+// Rows 12 to 15 of the layout are past a 12-row accumulator: the threads
+// that would hold them read no operand, and keep and store nothing there.
+// CHECK-LABEL: func.func @simt_gemm_tail_rows
+// CHECK: %[[ROW:.*]] = arith.divui %{{.*}}, %c4
+// CHECK: %[[VALID:.*]] = arith.cmpi ult, %[[ROW]], %c12
+// CHECK: %[[DOT:.*]]:4 = scf.for %[[K:.*]] = %c0 to %c8 step %c1 iter_args(%[[S0:.*]] = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}})
+// CHECK:   %[[R0:.*]] = scf.if %[[VALID]] -> (f32) {
+// CHECK:     memref.load %{{.*}}[%[[ROW]], %[[K]]] : memref<12x8xf16, #tile.shared>
+// CHECK:     scf.yield
+// CHECK:   } else {
+// CHECK:     scf.yield %[[S0]] : f32
+// CHECK:   }
+// CHECK: scf.if %[[VALID]] {
+// CHECK:   memref.store %[[DOT]]#0
+#tail = #tile.fragment_layout<[12, 16], threads = 64, slots = 4, (d0, d1) -> ((d0 mod 16) * 4 + (d1 floordiv 4) mod 4, (d0 floordiv 16 + (d1 floordiv 4) floordiv 4) * 4 + d1 mod 4), inverse = (d0, d1) -> ((d1 floordiv 4) * 16 + d0 floordiv 4, (d0 mod 4) * 4 + d1 mod 4)>
+func.func @simt_gemm_tail_rows(%c: memref<12x16xf32>) {
+  %c1 = arith.constant 1 : index
+  tile.kernel blocks(%bx) in (%c1) threads(64) {
+    %a = tile.alloc_shared : memref<12x8xf16, #tile.shared>
+    %b = tile.alloc_shared : memref<16x8xf16, #tile.shared>
+    %acc = tile.alloc_fragment {layout = #tail} : memref<12x16xf32, #tile.fragment>
+    tile.gemm %a, %b, %acc transpose_b : memref<12x8xf16, #tile.shared>, memref<16x8xf16, #tile.shared>, memref<12x16xf32, #tile.fragment>
+    tile.parallel (%i, %j) in (12, 16) layout #tail {
+      %v = memref.load %acc[%i, %j] : memref<12x16xf32, #tile.fragment>
+      memref.store %v, %c[%i, %j] : memref<12x16xf32>
     }
   }
   return

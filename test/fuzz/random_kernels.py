@@ -101,15 +101,7 @@ BYTES = {"float16": 2, "bfloat16": 2, "float32": 4, "float64": 8, "int8": 1,
 # again. Once one is fixed, remove its entry, which lets the generator
 # write what it left out, and keep a kernel that showed it in
 # test/fuzz/regressions/ as random-SEED-ORACLE.tile.
-KNOWN_BUGS = {
-    "amd-fp8-slow": "on AMD targets, a gemm of OCP 8-bit floats with a "
-                    "transposed operand takes the back end about 9 s for "
-                    "1024 multiply-adds per thread",
-    "amd-slow-gemm": "on AMD targets, a gemm on the vector ALUs of 4096 "
-                     "multiply-adds per thread in a loop of two or four "
-                     "iterations takes the back end minutes at -O1, and "
-                     "8-bit float gemms take seconds for 1024",
-}
+KNOWN_BUGS = {}
 
 # Names in code, but not attributes (T.exp): what an expression reads.
 IDENTIFIER = re.compile(r"(?<![.\w])[A-Za-z_]\w*")
@@ -120,10 +112,6 @@ REDUCTIONS = ["reduce_sum", "reduce_max", "reduce_min", "reduce_abssum",
 
 def is_float(dtype):
     return dtype.startswith(("float", "bfloat", "half", "double", "e4m3", "e5m2"))
-
-
-def is_fp8(dtype):
-    return dtype.startswith("float8")
 
 
 def kind_of(dtype):
@@ -1231,10 +1219,8 @@ class Generator:
             bK = rng.choice([8, 24])
         per_thread = k.per_thread(k.bM * k.bN)
         # Multiply-adds per thread of a gemm on CUDA cores or vector ALUs
-        # (docs/robustness.md); AMD's back end takes minutes near the limit.
+        # (docs/robustness.md).
         limit = 4096
-        if self.vendor == "amd" and self.avoids("amd-slow-gemm"):
-            limit = 256 if is_fp8(in_dtype) else 1024
         if per_thread * bK > limit or not k.fits_fragment([k.bM, k.bN], acc_dtype):
             bK = 16
             if per_thread * bK > limit or not k.fits_fragment([k.bM, k.bN], acc_dtype):
@@ -1242,9 +1228,6 @@ class Generator:
         stages = rng.choice([1, 2, 3, 4])
         trans_A = rng.random() < 0.25
         trans_B = rng.random() < 0.35
-        if (self.vendor == "amd" and in_dtype in ("float8_e4m3", "float8_e5m2") and
-                self.avoids("amd-fp8-slow")):
-            trans_A = trans_B = False
         a_tile = [bK, k.bM] if trans_A else [k.bM, bK]
         b_tile = [k.bN, bK] if trans_B else [bK, k.bN]
         while stages > 1 and not k.fits_shared([k.bM * bK + k.bN * bK], in_dtype, stages):

@@ -806,7 +806,7 @@ LogicalResult KernelDistributor::distributeGemm(GemmOp gemm) {
     return success();
   }
 
-  // Elsewhere, a dot product per accumulator element on CUDA cores.
+  // Elsewhere, multiply-adds on CUDA cores or vector ALUs.
   if (!isInScope(gemm.getB().getType(), MemoryScope::Shared))
     return gemm.emitError() << "T.gemm reads B from shared memory; B in "
                                "registers is not supported";
@@ -824,9 +824,18 @@ LogicalResult KernelDistributor::distributeGemm(GemmOp gemm) {
   Location loc = gemm.getLoc();
   OpBuilder b(gemm);
   Value regs = registers.lookup(c);
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  Value one = arith::ConstantIndexOp::create(b, loc, 1);
-  Value kBound = arith::ConstantIndexOp::create(b, loc, k);
+  // One loop over k around every accumulator slot the thread holds, as an
+  // outer product: the operands each slot reads are loaded once per step,
+  // and the back end sees one loop of bounded size rather than a loop per
+  // slot, which it would unroll entirely (minutes on AMD for 4096
+  // multiply-adds per thread).
+  struct Slot {
+    int64_t index;
+    SmallVector<Value> ij;
+    Value valid;
+  };
+  SmallVector<Slot> slots;
+  SmallVector<Value> inits;
   for (int64_t slot = 0; slot < layout.getSlots(); ++slot) {
     bool any = false;
     for (int64_t t = 0; t < threads && !any; ++t)
@@ -835,40 +844,68 @@ LogicalResult KernelDistributor::distributeGemm(GemmOp gemm) {
       continue;
     SmallVector<Value> ij = emitInverse(b, loc, layout.getInverse(), slot, 2);
     Value valid = emitValidity(b, loc, layout, slot, ij, cType.getShape());
-    OpBuilder::InsertionGuard guard(b);
-    if (valid) {
-      auto ifOp = scf::IfOp::create(b, loc, valid, /*withElseRegion=*/false);
-      b.setInsertionPointToStart(&ifOp.getThenRegion().front());
-    }
     Value slotIndex = arith::ConstantIndexOp::create(b, loc, slot);
-    Value init =
+    inits.push_back(
         gemm.getClearAccum()
             ? createZero(b, loc, accType)
-            : memref::LoadOp::create(b, loc, regs, slotIndex).getResult();
-    auto loop = scf::ForOp::create(
-        b, loc, zero, kBound, one, ValueRange{init},
-        [&](OpBuilder &lb, Location l, Value kk, ValueRange iterArgs) {
-          SmallVector<Value> aIndex = gemm.getTransposeA()
-                                          ? SmallVector<Value>{kk, ij[0]}
-                                          : SmallVector<Value>{ij[0], kk};
-          SmallVector<Value> bIndex = gemm.getTransposeB()
-                                          ? SmallVector<Value>{ij[1], kk}
-                                          : SmallVector<Value>{kk, ij[1]};
-          Value av = memref::LoadOp::create(lb, l, gemm.getA(), aIndex);
-          Value bv = memref::LoadOp::create(lb, l, gemm.getB(), bIndex);
-          av = convertElement(lb, l, av, accType);
-          bv = convertElement(lb, l, bv, accType);
-          Value sum =
-              isa<FloatType>(accType)
-                  ? arith::AddFOp::create(lb, l, iterArgs[0],
-                                          arith::MulFOp::create(lb, l, av, bv))
-                        .getResult()
-                  : arith::AddIOp::create(lb, l, iterArgs[0],
-                                          arith::MulIOp::create(lb, l, av, bv))
-                        .getResult();
-          scf::YieldOp::create(lb, l, sum);
-        });
-    memref::StoreOp::create(b, loc, loop.getResult(0), regs, slotIndex);
+            : memref::LoadOp::create(b, loc, regs, slotIndex).getResult());
+    slots.push_back({slot, std::move(ij), valid});
+  }
+  if (slots.empty()) {
+    gemm.erase();
+    return success();
+  }
+  auto multiplyAdd = [&](OpBuilder &lb, Location l, Value kk, const Slot &slot,
+                         Value acc) -> Value {
+    SmallVector<Value> aIndex = gemm.getTransposeA()
+                                    ? SmallVector<Value>{kk, slot.ij[0]}
+                                    : SmallVector<Value>{slot.ij[0], kk};
+    SmallVector<Value> bIndex = gemm.getTransposeB()
+                                    ? SmallVector<Value>{slot.ij[1], kk}
+                                    : SmallVector<Value>{kk, slot.ij[1]};
+    Value av = memref::LoadOp::create(lb, l, gemm.getA(), aIndex);
+    Value bv = memref::LoadOp::create(lb, l, gemm.getB(), bIndex);
+    av = convertElement(lb, l, av, accType);
+    bv = convertElement(lb, l, bv, accType);
+    if (isa<FloatType>(accType))
+      return arith::AddFOp::create(lb, l, acc,
+                                   arith::MulFOp::create(lb, l, av, bv));
+    return arith::AddIOp::create(lb, l, acc,
+                                 arith::MulIOp::create(lb, l, av, bv));
+  };
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value kBound = arith::ConstantIndexOp::create(b, loc, k);
+  auto loop = scf::ForOp::create(
+      b, loc, zero, kBound, one, inits,
+      [&](OpBuilder &lb, Location l, Value kk, ValueRange accs) {
+        SmallVector<Value> sums;
+        for (auto [slot, acc] : llvm::zip_equal(slots, accs)) {
+          if (!slot.valid) {
+            sums.push_back(multiplyAdd(lb, l, kk, slot, acc));
+            continue;
+          }
+          // A thread that holds no element at this slot reads nothing.
+          auto ifOp = scf::IfOp::create(lb, l, TypeRange{accType}, slot.valid,
+                                        /*withElseRegion=*/true);
+          OpBuilder thenBuilder = ifOp.getThenBodyBuilder();
+          scf::YieldOp::create(thenBuilder, l,
+                               multiplyAdd(thenBuilder, l, kk, slot, acc));
+          OpBuilder elseBuilder = ifOp.getElseBodyBuilder();
+          scf::YieldOp::create(elseBuilder, l, acc);
+          sums.push_back(ifOp.getResult(0));
+        }
+        scf::YieldOp::create(lb, l, sums);
+      });
+  for (auto [slot, sum] : llvm::zip_equal(slots, loop.getResults())) {
+    OpBuilder::InsertionGuard guard(b);
+    if (slot.valid) {
+      auto ifOp =
+          scf::IfOp::create(b, loc, slot.valid, /*withElseRegion=*/false);
+      b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    }
+    Value slotIndex = arith::ConstantIndexOp::create(b, loc, slot.index);
+    memref::StoreOp::create(b, loc, sum, regs, slotIndex);
   }
   gemm.erase();
   return success();

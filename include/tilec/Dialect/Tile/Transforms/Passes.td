@@ -245,12 +245,12 @@ def TileDistribute : Pass<"tile-distribute", "mlir::func::FuncOp"> {
     outside the iteration space), with fragment elements read from and
     written to the thread's slots. A `tile.reduce` becomes a reduction over
     the thread's own slots, then across threads with warp shuffles and,
-    between warps, shared memory. A `tile.gemm` whose accumulator has an
-    mma.sync layout becomes ldmatrix and mma.sync (nvgpu) per warp tile;
-    on targets with `wgmma`, one whose accumulator has the wgmma layout of its plan
-    becomes wgmma on shared-memory descriptors per warpgroup tile; one
-    whose accumulator has an MFMA layout becomes `amdgpu.mfma` per 16x16
-    wave tile; other gemms, a dot product per accumulator element. Layouts are checked
+    between warps, shared memory. A `tile.gemm` to which layout inference
+    gave a matrix instruction (mma.sync, wgmma or MFMA) is emitted by that
+    instruction (lib/Target/NVIDIA, lib/Target/AMD), once its accumulator
+    and register operands are checked to be in the instruction's layouts;
+    other gemms become one loop over K around a thread's accumulator
+    elements (an outer product on CUDA cores or vector ALUs). Layouts are checked
     exhaustively: an access to a fragment element that the accessing thread
     does not hold is an error.
   }];
