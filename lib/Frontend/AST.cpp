@@ -120,6 +120,29 @@ std::string tilec::frontend::formatFloat(double value) {
   return text;
 }
 
+/// Writes `param`'s name with the marker of its kind: `*args`, `**kwargs`,
+/// and a bare `*` before the first keyword-only parameter that no `*args`
+/// precedes (`starred` says whether one was written).
+static void printParameterName(llvm::raw_ostream &os, const Parameter &param,
+                               bool &starred) {
+  switch (param.kind) {
+  case Parameter::Kind::Positional:
+    break;
+  case Parameter::Kind::KeywordOnly:
+    if (!starred)
+      os << "*, ";
+    break;
+  case Parameter::Kind::VarPositional:
+    os << "*";
+    break;
+  case Parameter::Kind::VarKeyword:
+    os << "**";
+    break;
+  }
+  starred |= param.kind != Parameter::Kind::Positional;
+  os << param.name;
+}
+
 namespace {
 class ASTPrinter {
 public:
@@ -309,8 +332,10 @@ void ASTPrinter::print(const Expr *expr) {
   case Expr::Kind::Lambda: {
     const FunctionDefStmt &def = *llvm::cast<LambdaExpr>(expr)->def;
     os << "(lambda";
+    bool starred = false;
     for (const Parameter &param : def.params) {
-      os << (&param == &def.params.front() ? " " : ", ") << param.name;
+      os << (&param == &def.params.front() ? " " : ", ");
+      printParameterName(os, param, starred);
       if (param.defaultValue) {
         os << "=";
         print(param.defaultValue.get());
@@ -449,8 +474,9 @@ void ASTPrinter::print(const Stmt *stmt, unsigned indent) {
       os.indent(indent);
     }
     os << "def " << def->name << "(";
+    bool starred = false;
     llvm::interleaveComma(def->params, os, [&](const Parameter &param) {
-      os << param.name;
+      printParameterName(os, param, starred);
       if (param.annotation) {
         os << ": ";
         print(param.annotation.get());

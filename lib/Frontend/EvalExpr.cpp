@@ -691,23 +691,47 @@ Ref Evaluator::evalSubscript(const SubscriptExpr &expr) {
 bool Evaluator::bindParameters(
     const FunctionObject &function, const CallArgs &args, Scope &callScope,
     SMLoc loc, llvm::function_ref<Ref(const Parameter &)> fallback) {
+  using Kind = Parameter::Kind;
   const auto &params = function.def->params;
   StringRef name = function.def->name;
-  if (args.args.size() > params.size()) {
-    error(loc, "'" + name + "' takes " + llvm::Twine(params.size()) +
-                   " argument" + (params.size() == 1 ? "" : "s") + " but " +
-                   llvm::Twine(args.args.size()) + " were given");
-    return false;
-  }
+  auto findKind = [&](Kind kind) -> const Parameter * {
+    auto it = llvm::find_if(params,
+                            [&](const Parameter &p) { return p.kind == kind; });
+    return it == params.end() ? nullptr : &*it;
+  };
+  const Parameter *varPositional = findKind(Kind::VarPositional);
+  const Parameter *varKeyword = findKind(Kind::VarKeyword);
+
   std::vector<Ref> values(params.size());
-  for (size_t i = 0; i < args.args.size(); ++i)
-    values[i] = args.args[i];
-  for (const auto &[keyword, value] : args.keywords) {
-    auto it = llvm::find_if(
-        params, [&](const Parameter &p) { return p.name == keyword; });
-    if (it == params.end()) {
-      error(loc, "'" + name + "' has no parameter named '" + keyword + "'");
+  std::vector<Ref> extraPositional;
+  size_t positional = llvm::count_if(
+      params, [](const Parameter &p) { return p.kind == Kind::Positional; });
+  for (auto [i, arg] : llvm::enumerate(args.args)) {
+    if (i < positional) {
+      values[i] = arg;
+      continue;
+    }
+    if (!varPositional) {
+      error(loc, "'" + name + "' takes " + llvm::Twine(positional) +
+                     " positional argument" + (positional == 1 ? "" : "s") +
+                     " but " + llvm::Twine(args.args.size()) + " were given");
       return false;
+    }
+    extraPositional.push_back(arg);
+  }
+  std::vector<std::pair<Ref, Ref>> extraKeywords;
+  for (const auto &[keyword, value] : args.keywords) {
+    auto it = llvm::find_if(params, [&](const Parameter &p) {
+      return p.name == keyword &&
+             (p.kind == Kind::Positional || p.kind == Kind::KeywordOnly);
+    });
+    if (it == params.end()) {
+      if (!varKeyword) {
+        error(loc, "'" + name + "' has no parameter named '" + keyword + "'");
+        return false;
+      }
+      extraKeywords.push_back({string(keyword), value});
+      continue;
     }
     size_t index = it - params.begin();
     if (values[index]) {
@@ -718,17 +742,25 @@ bool Evaluator::bindParameters(
   }
   bool ok = true;
   for (size_t i = 0; i < params.size(); ++i) {
-    if (!values[i] && fallback)
-      values[i] = fallback(params[i]);
-    if (!values[i])
-      values[i] = function.defaults[i];
+    if (params[i].kind == Kind::VarPositional) {
+      values[i] = tuple(std::move(extraPositional));
+    } else if (params[i].kind == Kind::VarKeyword) {
+      values[i] = std::make_shared<DictObject>(std::move(extraKeywords));
+    } else {
+      if (!values[i] && fallback)
+        values[i] = fallback(params[i]);
+      if (!values[i])
+        values[i] = function.defaults[i];
+    }
     if (values[i] && isPoison(values[i])) {
       ok = false;
       continue;
     }
     if (!values[i]) {
-      error(loc, "'" + name + "' is missing a value for parameter '" +
-                     params[i].name + "'");
+      error(loc,
+            "'" + name + "' is missing a value for " +
+                (params[i].kind == Kind::KeywordOnly ? "keyword-only " : "") +
+                "parameter '" + params[i].name + "'");
       ok = false;
       continue;
     }

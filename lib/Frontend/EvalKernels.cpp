@@ -147,6 +147,17 @@ void Evaluator::emitPrimFunc(const FunctionObject &function, StringRef name,
     KernelParam kernelParam;
     kernelParam.name = param.name;
     kernelParam.loc = param.loc;
+    if (param.kind == Parameter::Kind::VarPositional ||
+        param.kind == Parameter::Kind::VarKeyword) {
+      error(param.loc, "a T.prim_func takes one tensor or scalar per "
+                       "parameter; '" +
+                           param.name +
+                           "' would collect several. Give each its own "
+                           "parameter, or collect them in the factory that "
+                           "defines the kernel");
+      ok = false;
+      continue;
+    }
     if (!param.annotation) {
       error(param.loc, "parameter '" + param.name +
                            "' of a T.prim_func needs a type: T.Tensor(shape, "
@@ -288,6 +299,15 @@ void Evaluator::emitEagerKernel(const FunctionObject &function, SMLoc loc) {
   // Parameters take -D values or defaults; the rest are tensors that the
   // body annotates.
   for (auto [i, param] : llvm::enumerate(def.params)) {
+    if (param.kind == Parameter::Kind::VarPositional ||
+        param.kind == Parameter::Kind::VarKeyword) {
+      Ref empty = param.kind == Parameter::Kind::VarPositional
+                      ? tuple({})
+                      : Ref(std::make_shared<DictObject>(
+                            std::vector<std::pair<Ref, Ref>>()));
+      kernel.scope->set(param.name, empty, regionDepth, param.loc);
+      continue;
+    }
     Ref value = takeDefine(param.name);
     if (!value)
       value = function.defaults[i];

@@ -355,37 +355,8 @@ ExprPtr Parser::parseAtom() {
 ExprPtr Parser::parseLambda() {
   SMLoc loc = consume().loc;
   std::vector<Parameter> params;
-  while (!at(TokenKind::colon)) {
-    if (at(TokenKind::star) || at(TokenKind::star_star)) {
-      emitError(peek().loc, "variadic parameters (*args, **kwargs) are not "
-                            "supported in .tile");
-      return nullptr;
-    }
-    if (!at(TokenKind::identifier)) {
-      errorExpected("a parameter name");
-      return nullptr;
-    }
-    Parameter param;
-    param.loc = peek().loc;
-    param.name = consume().text.str();
-    for (const Parameter &other : params)
-      if (other.name == param.name) {
-        emitError(param.loc, "duplicate parameter '" + param.name + "'");
-        return nullptr;
-      }
-    if (consumeIf(TokenKind::equal)) {
-      param.defaultValue = parseTest();
-      if (!param.defaultValue)
-        return nullptr;
-    } else if (!params.empty() && params.back().defaultValue) {
-      emitError(param.loc, "parameter without a default follows parameter "
-                           "with a default");
-      return nullptr;
-    }
-    params.push_back(std::move(param));
-    if (!consumeIf(TokenKind::comma))
-      break;
-  }
+  if (!parseParameters(TokenKind::colon, /*annotations=*/false, params))
+    return nullptr;
   if (!expect(TokenKind::colon, "':'"))
     return nullptr;
   ExprPtr body = parseTest();

@@ -349,6 +349,91 @@ StmtPtr Parser::parseDecorated() {
   return parseFunctionDef(std::move(decorators), loc);
 }
 
+bool Parser::parseParameters(TokenKind closer, bool annotations,
+                             std::vector<Parameter> &params) {
+  using Kind = Parameter::Kind;
+  bool sawDefault = false;
+  // After `*` or `*args`, parameters are keyword-only.
+  bool keywordOnly = false;
+  std::optional<SMLoc> bareStar;
+  while (!at(closer)) {
+    if (!params.empty() && params.back().kind == Kind::VarKeyword) {
+      emitError(peek().loc, "a parameter follows '**" + params.back().name +
+                                "', which must be the last");
+      return false;
+    }
+    if (at(TokenKind::slash)) {
+      emitError(peek().loc, "positional-only markers are not supported in "
+                            ".tile");
+      return false;
+    }
+    Kind kind = keywordOnly ? Kind::KeywordOnly : Kind::Positional;
+    SMLoc starLoc = peek().loc;
+    if (at(TokenKind::star) || at(TokenKind::star_star)) {
+      bool single = consume().is(TokenKind::star);
+      if (single && keywordOnly) {
+        emitError(starLoc, "'*' may appear only once among the parameters");
+        return false;
+      }
+      kind = single ? Kind::VarPositional : Kind::VarKeyword;
+      keywordOnly = true;
+      if (single && (at(TokenKind::comma) || at(closer))) {
+        bareStar = starLoc;
+        if (!consumeIf(TokenKind::comma))
+          break;
+        continue;
+      }
+    }
+    if (!at(TokenKind::identifier)) {
+      errorExpected("a parameter name");
+      return false;
+    }
+    Parameter param;
+    param.loc = peek().loc;
+    param.name = consume().text.str();
+    param.kind = kind;
+    for (const Parameter &other : params) {
+      if (other.name == param.name) {
+        emitError(param.loc, "duplicate parameter '" + param.name + "'");
+        return false;
+      }
+    }
+    if (annotations && consumeIf(TokenKind::colon)) {
+      param.annotation = parseTest();
+      if (!param.annotation)
+        return false;
+    }
+    if (at(TokenKind::equal) &&
+        (kind == Kind::VarPositional || kind == Kind::VarKeyword)) {
+      emitError(peek().loc,
+                "'" + param.name + "' collects arguments and takes no default");
+      return false;
+    }
+    if (consumeIf(TokenKind::equal)) {
+      param.defaultValue = parseTest();
+      if (!param.defaultValue)
+        return false;
+      sawDefault |= kind == Kind::Positional;
+    } else if (sawDefault && kind == Kind::Positional) {
+      emitError(param.loc, "parameter '" + param.name +
+                               "' without a default follows one with a "
+                               "default");
+      return false;
+    }
+    if (kind == Kind::KeywordOnly)
+      bareStar.reset();
+    params.push_back(std::move(param));
+    if (!consumeIf(TokenKind::comma))
+      break;
+  }
+  if (bareStar) {
+    emitError(*bareStar, "a bare '*' must be followed by keyword-only "
+                         "parameters");
+    return false;
+  }
+  return true;
+}
+
 StmtPtr Parser::parseFunctionDef(std::vector<ExprPtr> decorators, SMLoc loc) {
   consume(); // def
   if (!at(TokenKind::identifier)) {
@@ -362,54 +447,9 @@ StmtPtr Parser::parseFunctionDef(std::vector<ExprPtr> decorators, SMLoc loc) {
     recover();
     return nullptr;
   };
-  if (!expect(TokenKind::l_paren, "'('"))
+  if (!expect(TokenKind::l_paren, "'('") ||
+      !parseParameters(TokenKind::r_paren, /*annotations=*/true, params))
     return fail();
-  bool sawDefault = false;
-  while (!at(TokenKind::r_paren)) {
-    if (at(TokenKind::star) || at(TokenKind::star_star)) {
-      emitError(peek().loc, "variadic parameters (*args, **kwargs) are not "
-                            "supported in .tile");
-      return fail();
-    }
-    if (at(TokenKind::slash)) {
-      emitError(peek().loc, "positional-only markers are not supported in "
-                            ".tile");
-      return fail();
-    }
-    if (!at(TokenKind::identifier)) {
-      errorExpected("a parameter name");
-      return fail();
-    }
-    Token paramName = consume();
-    Parameter param;
-    param.name = paramName.text.str();
-    param.loc = paramName.loc;
-    for (const Parameter &other : params) {
-      if (other.name == param.name) {
-        emitError(param.loc, "duplicate parameter '" + param.name + "'");
-        return fail();
-      }
-    }
-    if (consumeIf(TokenKind::colon)) {
-      param.annotation = parseTest();
-      if (!param.annotation)
-        return fail();
-    }
-    if (consumeIf(TokenKind::equal)) {
-      param.defaultValue = parseTest();
-      if (!param.defaultValue)
-        return fail();
-      sawDefault = true;
-    } else if (sawDefault) {
-      emitError(param.loc, "parameter '" + param.name +
-                               "' without a default follows one with a "
-                               "default");
-      return fail();
-    }
-    params.push_back(std::move(param));
-    if (!consumeIf(TokenKind::comma))
-      break;
-  }
   if (!expect(TokenKind::r_paren, "')' after the parameters"))
     return fail();
   ExprPtr returns;

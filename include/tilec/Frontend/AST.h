@@ -494,8 +494,13 @@ public:
 };
 
 struct Parameter {
+  /// How arguments reach the parameter: by position or name, by name only
+  /// (after `*` or `*args`), or as the tuple of the positional arguments
+  /// left over (`*args`) or the dict of the keyword arguments (`**kwargs`).
+  enum class Kind { Positional, KeywordOnly, VarPositional, VarKeyword };
   std::string name;
   llvm::SMLoc loc;
+  Kind kind = Kind::Positional;
   ExprPtr annotation;   // may be null
   ExprPtr defaultValue; // may be null
 };

@@ -57,6 +57,11 @@ private:
   bool parseSuite(Block &block);
   StmtPtr parseDecorated();
   StmtPtr parseFunctionDef(std::vector<ExprPtr> decorators, llvm::SMLoc loc);
+  /// A def's (`closer` ')', with annotations) or a lambda's (`closer` ':')
+  /// parameters, up to `closer`, with Python's rules for `*`, `*args`,
+  /// keyword-only parameters, `**kwargs` and defaults. False after an error.
+  bool parseParameters(TokenKind closer, bool annotations,
+                       std::vector<Parameter> &params);
   StmtPtr parseIf();
   StmtPtr parseFor();
   StmtPtr parseWhile();
