@@ -87,6 +87,11 @@ std::optional<Args> bindArgs(Evaluator &eval, const CallArgs &call,
                              llvm::ArrayRef<llvm::StringRef> names,
                              size_t numRequired);
 
+/// Sets `dict[key] = value` in place, as Python does; false after an error
+/// at `loc` (a key that can change, a cycle, too deep a value).
+bool setDictItem(Evaluator &eval, const DictObject &dict, const Ref &key,
+                 const Ref &value, llvm::SMLoc loc);
+
 /// A compile-time integer argument, or an error naming `what`.
 std::optional<int64_t> constIntArg(Evaluator &eval, const Ref &arg,
                                    llvm::SMLoc loc, llvm::StringRef what);

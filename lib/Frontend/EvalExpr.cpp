@@ -333,12 +333,30 @@ Ref Evaluator::getAttribute(const Ref &value, StringRef attr, SMLoc loc) {
     return error(loc, "tensor parameter '" + pending->name +
                           "' has no type yet; annotate it first (" +
                           pending->name + ": T.Tensor(shape, dtype))");
-  return error(loc,
-               "a " + getTypeName(*value) + " has no attribute '" + attr + "'");
+  // Sorting in place needs a key function's rules; sorted() has them.
+  StringRef hint =
+      llvm::isa<TupleObject>(*value) && attr == "sort" ? "; use sorted()" : "";
+  return error(loc, "a " + getTypeName(*value) + " has no attribute '" + attr +
+                        "'" + hint);
+}
+
+/// Whether `attr` of `value` is a method that changes it in place.
+static bool isChangingMethod(const Object &value, StringRef attr) {
+  if (auto *tuple = llvm::dyn_cast<TupleObject>(&value))
+    return tuple->isList &&
+           llvm::is_contained({"append", "extend", "insert", "pop", "remove",
+                               "clear", "reverse"},
+                              attr);
+  return llvm::isa<DictObject>(value) &&
+         llvm::is_contained({"update", "setdefault", "pop", "clear"}, attr);
 }
 
 Ref Evaluator::evalAttribute(const AttributeExpr &expr) {
-  return getAttribute(eval(*expr.value), expr.attr, expr.attrLoc);
+  Ref value = eval(*expr.value);
+  if (isChangingMethod(*value, expr.attr) &&
+      !checkChangeable(*expr.value, expr.attrLoc))
+    return poison();
+  return getAttribute(value, expr.attr, expr.attrLoc);
 }
 
 Ref Evaluator::evalCall(const CallExpr &expr) {
@@ -510,7 +528,7 @@ Ref Evaluator::subscriptBuffer(
   return access;
 }
 
-Ref Evaluator::evalSubscript(const SubscriptExpr &expr) {
+Ref Evaluator::evalSubscript(const SubscriptExpr &expr, Ref base) {
   // A variable's name reads its value; catch `v[0]` before that.
   if (auto *name = llvm::dyn_cast<NameExpr>(expr.value.get()))
     if (Scope::Binding *binding = scope->lookup(name->name))
@@ -519,7 +537,8 @@ Ref Evaluator::evalSubscript(const SubscriptExpr &expr) {
         return error(expr.getLoc(), "'" + buffer->name +
                                         "' is a T.alloc_var variable; use "
                                         "its name without an index");
-  Ref base = eval(*expr.value);
+  if (!base)
+    base = eval(*expr.value);
   if (isPoison(base))
     return base;
 

@@ -15,6 +15,12 @@ using namespace tilec::frontend;
 using llvm::SMLoc;
 using llvm::StringRef;
 
+/// Whether `value` is a list or a dict, which change in place.
+static bool isChangeable(const Object &value) {
+  auto *tuple = llvm::dyn_cast<TupleObject>(&value);
+  return (tuple && tuple->isList) || llvm::isa<DictObject>(value);
+}
+
 //===----------------------------------------------------------------------===//
 // Statements
 //===----------------------------------------------------------------------===//
@@ -127,8 +133,21 @@ void Evaluator::execAugAssign(const AugAssignStmt &stmt) {
     return;
   }
   if (auto *subscript = llvm::dyn_cast<SubscriptExpr>(stmt.target.get())) {
-    Ref access = evalSubscript(*subscript);
-    if (isPoison(access) || isPoison(rhs))
+    Ref base = evalSubscriptBase(*subscript);
+    if ((base && isPoison(base)) || isPoison(rhs))
+      return;
+    if (base && isChangeable(*base)) {
+      // `counts[k] += 1`: read the item, then assign it.
+      Ref current = evalSubscript(*subscript, base);
+      if (isPoison(current))
+        return;
+      Ref updated = binary(stmt.op, current, rhs, stmt.opLoc);
+      if (!isPoison(updated))
+        assignItem(*subscript, base, updated, stmt.getLoc());
+      return;
+    }
+    Ref access = evalSubscript(*subscript, base);
+    if (isPoison(access))
       return;
     auto *element = llvm::dyn_cast<AccessObject>(access.get());
     if (!element || !element->isElement()) {
@@ -783,8 +802,13 @@ void Evaluator::assign(const Expr &target, const Ref &value, SMLoc loc) {
     return;
   }
   if (auto *subscript = llvm::dyn_cast<SubscriptExpr>(&target)) {
-    Ref access = evalSubscript(*subscript);
-    if (isPoison(access) || isPoison(value))
+    Ref base = evalSubscriptBase(*subscript);
+    if ((base && isPoison(base)) || isPoison(value))
+      return;
+    if (base && assignItem(*subscript, base, value, loc))
+      return;
+    Ref access = evalSubscript(*subscript, base);
+    if (isPoison(access))
       return;
     auto *element = llvm::dyn_cast<AccessObject>(access.get());
     if (!element) {
@@ -802,6 +826,56 @@ void Evaluator::assign(const Expr &target, const Ref &value, SMLoc loc) {
     return;
   }
   error(loc, "cannot assign to this expression in .tile");
+}
+
+Ref Evaluator::evalSubscriptBase(const SubscriptExpr &target) {
+  // A T.alloc_var's name reads its value: leave it to evalSubscript, which
+  // reports the index.
+  if (auto *name = llvm::dyn_cast<NameExpr>(target.value.get()))
+    if (Scope::Binding *binding = scope->lookup(name->name))
+      if (auto *buffer = llvm::dyn_cast<BufferObject>(binding->value.get());
+          buffer && buffer->isVar)
+        return nullptr;
+  return eval(*target.value);
+}
+
+std::optional<bool> Evaluator::assignItem(const SubscriptExpr &target,
+                                          const Ref &base, const Ref &value,
+                                          SMLoc loc) {
+  if (!isChangeable(*base))
+    return std::nullopt;
+  if (!checkChangeable(*target.value, target.getLoc()))
+    return false;
+  if (target.indices.size() != 1 || llvm::isa<SliceExpr>(*target.indices[0])) {
+    error(target.getLoc(), "a " + getTypeName(*base) +
+                               " item is assigned with one index, not a "
+                               "slice or several");
+    return false;
+  }
+  const Expr &indexExpr = *target.indices[0];
+  Ref index = load(eval(indexExpr), indexExpr.getLoc());
+  Ref item = value;
+  if (auto *access = llvm::dyn_cast<AccessObject>(item.get());
+      access && access->isElement())
+    item = load(item, loc);
+  if (isPoison(index) || isPoison(item))
+    return false;
+  if (auto *dict = llvm::dyn_cast<DictObject>(base.get()))
+    return setDictItem(*this, *dict, index, item, indexExpr.getLoc());
+  auto &elements = llvm::cast<TupleObject>(*base).elements;
+  std::optional<int64_t> i = getConstInt(index);
+  int64_t size = elements.size();
+  if (!i || *i < -size || *i >= size) {
+    error(indexExpr.getLoc(),
+          i ? "list index " + llvm::Twine(*i) + " out of range (size " +
+                  llvm::Twine(size) + ")"
+            : llvm::Twine("a list index must be a compile-time integer"));
+    return false;
+  }
+  if (!prepareChange(*base, {item}, loc))
+    return false;
+  elements[*i < 0 ? *i + size : *i] = item;
+  return true;
 }
 
 void Evaluator::assignName(const std::string &name, const Ref &value,

@@ -11,6 +11,7 @@
 #include "tilec/Frontend/Evaluator.h"
 #include "tilec/Frontend/Parser.h"
 
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 
@@ -97,6 +98,83 @@ Ref Evaluator::checkNesting(Ref value, SMLoc loc) {
     return value;
   return error(loc, "this value nests tuples, lists or dicts more than " +
                         llvm::Twine(kMaxNestingDepth) + " deep");
+}
+
+bool Evaluator::prepareChange(const Object &container,
+                              llvm::ArrayRef<Ref> added, SMLoc loc) {
+  unsigned depth = getNestingDepth(container);
+  unsigned newDepth = depth;
+  for (const Ref &item : added) {
+    // A value that holds its own holder would be printed, compared and
+    // freed without end: walk what `item` holds, without recursion.
+    std::vector<const Object *> pending = {item.get()};
+    llvm::DenseSet<const Object *> seen;
+    while (!pending.empty()) {
+      const Object *object = pending.back();
+      pending.pop_back();
+      if (!seen.insert(object).second)
+        continue;
+      if (object == &container) {
+        error(loc, "a " + getTypeName(container) +
+                       " cannot hold itself in .tile, directly or through "
+                       "other values");
+        return false;
+      }
+      if (auto *tuple = llvm::dyn_cast<TupleObject>(object)) {
+        for (const Ref &element : tuple->elements)
+          pending.push_back(element.get());
+      } else if (auto *dict = llvm::dyn_cast<DictObject>(object)) {
+        for (const auto &[key, value] : dict->entries) {
+          pending.push_back(key.get());
+          pending.push_back(value.get());
+        }
+      }
+    }
+    newDepth = std::max(newDepth, getNestingDepth(*item) + 1);
+  }
+  bool contained = false;
+  if (auto *tuple = llvm::dyn_cast<TupleObject>(&container))
+    contained = tuple->contained;
+  else if (auto *dict = llvm::dyn_cast<DictObject>(&container))
+    contained = dict->contained;
+  if (newDepth > kMaxNestingDepth ||
+      (contained && containedGrowth + (newDepth - depth) > kMaxNestingDepth)) {
+    error(loc, "this change nests tuples, lists or dicts more than " +
+                   llvm::Twine(kMaxNestingDepth) + " deep");
+    return false;
+  }
+  if (contained)
+    containedGrowth += newDepth - depth;
+  for (const Ref &item : added)
+    markContained(*item);
+  if (auto *tuple = llvm::dyn_cast<TupleObject>(&container))
+    tuple->depth = newDepth;
+  else if (auto *dict = llvm::dyn_cast<DictObject>(&container))
+    dict->depth = newDepth;
+  return true;
+}
+
+bool Evaluator::checkChangeable(const Expr &receiver, SMLoc loc) {
+  const Expr *root = &receiver;
+  while (true) {
+    if (auto *subscript = llvm::dyn_cast<SubscriptExpr>(root))
+      root = subscript->value.get();
+    else if (auto *attribute = llvm::dyn_cast<AttributeExpr>(root))
+      root = attribute->value.get();
+    else
+      break;
+  }
+  auto *name = llvm::dyn_cast<NameExpr>(root);
+  if (!name)
+    return true;
+  Scope::Binding *binding = scope->lookup(name->name);
+  if (!binding || binding->regionDepth >= regionDepth)
+    return true;
+  error(loc, "cannot change '" + name->name +
+                 "' here: it was bound outside this run-time loop or if, "
+                 "which the compiler emits once; build it before the loop, "
+                 "or in a compile-time loop (range)");
+  return false;
 }
 
 Ref Evaluator::error(SMLoc loc, const llvm::Twine &message) {

@@ -3,8 +3,9 @@
 // Part of tilec. The methods of ints, strings, tuples, lists and dicts that
 // TileLang files call on compile-time values (`n.bit_length()`,
 // `name.startswith("fp8")`, `configs.get("block_M", 128)`), as builtins
-// bound to their receiver. Values are immutable in .tile, so methods that
-// change their receiver (list.append) are not among them.
+// bound to their receiver. Lists and dicts change in place, as in Python
+// (`configs.append(...)`, `options.update(...)`); the evaluator checks each
+// change (Evaluator::prepareChange).
 //
 //===----------------------------------------------------------------------===//
 
@@ -164,6 +165,144 @@ static Ref sequenceMethod(const Ref &self, StringRef attr) {
       });
 }
 
+/// `list.pop(i)`'s and `list.insert(i, x)`'s position: Python's rules for
+/// negative and, for insert, out-of-range positions.
+static std::optional<size_t> listPosition(Evaluator &eval, const Args &args,
+                                          size_t i, size_t size, bool insert,
+                                          StringRef method) {
+  if (!args.has(i))
+    return size - (insert ? 0 : 1);
+  std::optional<int64_t> position =
+      constIntArg(eval, args[i], args.loc(i), method);
+  if (!position)
+    return std::nullopt;
+  int64_t p = *position < 0 ? *position + int64_t(size) : *position;
+  if (insert)
+    return size_t(std::clamp<int64_t>(p, 0, size));
+  if (p < 0 || p >= int64_t(size)) {
+    eval.error(args.loc(i), method + " index out of range");
+    return std::nullopt;
+  }
+  return size_t(p);
+}
+
+/// What a list holds for argument `value`: an element of a buffer is read.
+static Ref itemValue(Evaluator &eval, const Ref &value, SMLoc loc) {
+  if (auto *access = llvm::dyn_cast<AccessObject>(value.get());
+      access && access->isElement())
+    return eval.load(value, loc);
+  return value;
+}
+
+static Ref listMethod(const Ref &self, StringRef attr) {
+  auto list = [](const Ref &self) -> const TupleObject & {
+    return llvm::cast<TupleObject>(*self);
+  };
+  if (attr == "append")
+    return bind(self, "list.append", {"object"}, 1,
+                [list](Evaluator &eval, const Ref &self, const Args &args) {
+                  Ref item = itemValue(eval, args[0], args.loc(0));
+                  if (isPoison(item) ||
+                      !eval.prepareChange(*self, {item}, args.loc(0)))
+                    return poison();
+                  list(self).elements.push_back(item);
+                  return none();
+                });
+  if (attr == "extend")
+    return bind(self, "list.extend", {"iterable"}, 1,
+                [list](Evaluator &eval, const Ref &self, const Args &args) {
+                  std::optional<std::vector<Ref>> items =
+                      iterate(eval, args[0], args.loc(0));
+                  if (!items || !eval.prepareChange(*self, *items, args.loc(0)))
+                    return poison();
+                  llvm::append_range(list(self).elements, *items);
+                  return none();
+                });
+  if (attr == "insert")
+    return bind(self, "list.insert", {"index", "object"}, 2,
+                [list](Evaluator &eval, const Ref &self, const Args &args) {
+                  auto &elements = list(self).elements;
+                  std::optional<size_t> at = listPosition(
+                      eval, args, 0, elements.size(), true, "list.insert");
+                  Ref item = itemValue(eval, args[1], args.loc(1));
+                  if (!at || isPoison(item) ||
+                      !eval.prepareChange(*self, {item}, args.loc(1)))
+                    return poison();
+                  elements.insert(elements.begin() + *at, item);
+                  return none();
+                });
+  if (attr == "pop")
+    return builtin(
+        "list.pop", [self, list](Evaluator &eval, const CallArgs &call) -> Ref {
+          std::optional<Args> args =
+              bindArgs(eval, call, "list.pop", {"index"}, 0);
+          if (!args)
+            return poison();
+          auto &elements = list(self).elements;
+          if (elements.empty())
+            return eval.error(call.loc, "pop from an empty list");
+          std::optional<size_t> at =
+              listPosition(eval, *args, 0, elements.size(), false, "list.pop");
+          if (!at)
+            return poison();
+          Ref item = elements[*at];
+          elements.erase(elements.begin() + *at);
+          return item;
+        });
+  if (attr == "remove")
+    return bind(
+        self, "list.remove", {"value"}, 1,
+        [list](Evaluator &eval, const Ref &self, const Args &args) -> Ref {
+          auto &elements = list(self).elements;
+          auto it = llvm::find_if(elements, [&](const Ref &element) {
+            return constEquals(element, args[0]).value_or(false);
+          });
+          if (it == elements.end())
+            return eval.error(args.loc(0),
+                              "list.remove(x): x is not in the list");
+          elements.erase(it);
+          return none();
+        });
+  if (attr == "clear" || attr == "reverse") {
+    bool clear = attr == "clear";
+    return bind(self, ("list." + attr).str(), {}, 0,
+                [list, clear](Evaluator &, const Ref &self, const Args &) {
+                  auto &elements = list(self).elements;
+                  if (clear)
+                    elements.clear();
+                  else
+                    std::reverse(elements.begin(), elements.end());
+                  return none();
+                });
+  }
+  return nullptr;
+}
+
+/// The entry of `dict` under `key`, if any.
+static std::pair<Ref, Ref> *findEntry(const DictObject &dict, const Ref &key) {
+  for (auto &entry : dict.entries)
+    if (constEquals(entry.first, key).value_or(false))
+      return &entry;
+  return nullptr;
+}
+
+bool tilec::frontend::setDictItem(Evaluator &eval, const DictObject &dict,
+                                  const Ref &key, const Ref &value, SMLoc loc) {
+  if (llvm::isa<DictObject>(*key) ||
+      (llvm::isa<TupleObject>(*key) && llvm::cast<TupleObject>(*key).isList)) {
+    eval.error(loc, "a " + getTypeName(*key) +
+                        " cannot be a dict key: it can change");
+    return false;
+  }
+  if (!eval.prepareChange(dict, {key, value}, loc))
+    return false;
+  if (std::pair<Ref, Ref> *entry = findEntry(dict, key))
+    entry->second = value;
+  else
+    dict.entries.push_back({key, value});
+  return true;
+}
+
 static Ref dictMethod(const Ref &self, StringRef attr) {
   const auto &dict = llvm::cast<DictObject>(*self);
   if (attr == "get")
@@ -174,6 +313,64 @@ static Ref dictMethod(const Ref &self, StringRef attr) {
                     if (constEquals(entry.first, args[0]).value_or(false))
                       return entry.second;
                   return args.has(1) ? args[1] : none();
+                });
+  if (attr == "update")
+    // update(other, **keywords): the keywords are not parameters.
+    return builtin(
+        "dict.update", [self](Evaluator &eval, const CallArgs &call) -> Ref {
+          const auto &target = llvm::cast<DictObject>(*self);
+          if (call.args.size() > 1)
+            return eval.error(call.argLocs[1],
+                              "dict.update takes at most one positional "
+                              "argument");
+          if (!call.args.empty()) {
+            auto *other = llvm::dyn_cast<DictObject>(call.args[0].get());
+            if (!other)
+              return eval.error(call.argLocs[0],
+                                "dict.update takes a dict, got a " +
+                                    getTypeName(*call.args[0]));
+            for (auto [key, value] : std::vector(other->entries))
+              if (!setDictItem(eval, target, key, value, call.argLocs[0]))
+                return poison();
+          }
+          for (auto [i, keyword] : llvm::enumerate(call.keywords))
+            if (!setDictItem(eval, target, string(keyword.first),
+                             keyword.second, call.keywordLocs[i]))
+              return poison();
+          return none();
+        });
+  if (attr == "setdefault")
+    return bind(self, "dict.setdefault", {"key", "default"}, 1,
+                [](Evaluator &eval, const Ref &self, const Args &args) -> Ref {
+                  const auto &dict = llvm::cast<DictObject>(*self);
+                  if (std::pair<Ref, Ref> *entry = findEntry(dict, args[0]))
+                    return entry->second;
+                  Ref value = args.has(1) ? args[1] : none();
+                  if (!setDictItem(eval, dict, args[0], value, args.loc(0)))
+                    return poison();
+                  return value;
+                });
+  if (attr == "pop")
+    return bind(self, "dict.pop", {"key", "default"}, 1,
+                [](Evaluator &eval, const Ref &self, const Args &args) -> Ref {
+                  auto &entries = llvm::cast<DictObject>(*self).entries;
+                  for (auto it = entries.begin(); it != entries.end(); ++it) {
+                    if (!constEquals(it->first, args[0]).value_or(false))
+                      continue;
+                    Ref value = it->second;
+                    entries.erase(it);
+                    return value;
+                  }
+                  if (args.has(1))
+                    return args[1];
+                  return eval.error(args.loc(0), "key " + repr(*args[0]) +
+                                                     " is not in the dict");
+                });
+  if (attr == "clear")
+    return bind(self, "dict.clear", {}, 0,
+                [](Evaluator &, const Ref &self, const Args &) {
+                  llvm::cast<DictObject>(*self).entries.clear();
+                  return none();
                 });
   if (attr == "keys" || attr == "values" || attr == "items") {
     std::vector<Ref> items;
@@ -192,8 +389,12 @@ static Ref dictMethod(const Ref &self, StringRef attr) {
 Ref tilec::frontend::getMethod(const Ref &self, StringRef attr) {
   if (auto *str = llvm::dyn_cast<StrObject>(self.get()))
     return strMethod(self, str->value, attr);
-  if (llvm::isa<TupleObject>(self.get()))
+  if (auto *tuple = llvm::dyn_cast<TupleObject>(self.get())) {
+    if (tuple->isList)
+      if (Ref method = listMethod(self, attr))
+        return method;
     return sequenceMethod(self, attr);
+  }
   if (llvm::isa<DictObject>(self.get()))
     return dictMethod(self, attr);
   if (auto *value = llvm::dyn_cast<IntObject>(self.get()))

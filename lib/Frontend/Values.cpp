@@ -153,6 +153,13 @@ unsigned tilec::frontend::getNestingDepth(const Object &object) {
   return 0;
 }
 
+void tilec::frontend::markContained(const Object &object) {
+  if (auto *tuple = llvm::dyn_cast<TupleObject>(&object))
+    tuple->contained = true;
+  else if (auto *dict = llvm::dyn_cast<DictObject>(&object))
+    dict->contained = true;
+}
+
 StringRef tilec::frontend::getTypeName(const Object &object) {
   switch (object.getKind()) {
   case Object::Kind::None:

@@ -139,6 +139,15 @@ public:
   /// Returns `value`, or poison after reporting at `loc` that it nests
   /// tuples, lists or dicts deeper than the evaluator allows.
   Ref checkNesting(Ref value, llvm::SMLoc loc);
+  /// Prepares list or dict `container` to take `added`: checks that none
+  /// of them holds `container` (a cycle) and that the result nests within
+  /// the limits, then records its new depth. False after an error at `loc`.
+  bool prepareChange(const Object &container, llvm::ArrayRef<Ref> added,
+                     llvm::SMLoc loc);
+  /// Whether the list or dict that `receiver` names can change here: not
+  /// when it was bound outside the run-time loop or if being emitted,
+  /// whose body is emitted once. Reports at `loc` when not.
+  bool checkChangeable(const Expr &receiver, llvm::SMLoc loc);
   /// A dtype given as a dtype object or a string such as "float16".
   std::optional<DType> getDType(const Ref &value, llvm::SMLoc loc,
                                 llvm::StringRef what);
@@ -252,7 +261,16 @@ private:
   Ref evalName(const NameExpr &expr);
   Ref evalAttribute(const AttributeExpr &expr);
   Ref evalCall(const CallExpr &expr);
-  Ref evalSubscript(const SubscriptExpr &expr);
+  /// The base of an assignment's subscript `target`, evaluated once; null
+  /// for a T.alloc_var, whose name alone reads it.
+  Ref evalSubscriptBase(const SubscriptExpr &target);
+  /// `expr`'s value; `base`, when given, is its base already evaluated.
+  Ref evalSubscript(const SubscriptExpr &expr, Ref base = nullptr);
+  /// `list[i] = value` or `dict[key] = value` in place, when `base`, the
+  /// evaluated base of `target`, is a list or a dict; nullopt otherwise,
+  /// else whether it succeeded.
+  std::optional<bool> assignItem(const SubscriptExpr &target, const Ref &base,
+                                 const Ref &value, llvm::SMLoc loc);
   Ref evalBoolOp(const BoolOpExpr &expr);
   Ref evalCompare(const CompareExpr &expr);
   Ref getAttribute(const Ref &value, llvm::StringRef attr, llvm::SMLoc loc);
@@ -352,6 +370,10 @@ private:
   llvm::StringMap<llvm::SMLoc> expiredNames;
   /// Iterations run by compile-time loops, bounded to stop runaway input.
   uint64_t compileTimeSteps = 0;
+  /// How much deeper lists and dicts held by other values have grown by
+  /// changing in place: their holders' recorded depths do not follow, so
+  /// this bounds how far any value's real depth can exceed its record.
+  unsigned containedGrowth = 0;
   Ref returnValue;
 };
 

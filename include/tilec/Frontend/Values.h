@@ -129,28 +129,39 @@ struct StrObject : ObjectBase<Object::Kind::Str> {
 /// value, 1 for a tuple of numbers. Comparing, printing and freeing a value
 /// recurses that deep.
 unsigned getNestingDepth(const Object &object);
+/// Notes that `object`, if a list or a dict, is now held by another value,
+/// whose depth no longer follows `object`'s when `object` changes.
+void markContained(const Object &object);
 
-/// A tuple or a list.
+/// A tuple or a list. Lists change in place, as Python's do (append, item
+/// assignment), hence the mutable members: every holder sees the change.
 struct TupleObject : ObjectBase<Object::Kind::Tuple> {
   TupleObject(std::vector<Ref> elements, bool isList)
       : elements(std::move(elements)), isList(isList) {
-    for (const Ref &element : this->elements)
+    for (const Ref &element : this->elements) {
       depth = std::max(depth, getNestingDepth(*element) + 1);
+      markContained(*element);
+    }
   }
-  std::vector<Ref> elements;
+  mutable std::vector<Ref> elements;
   bool isList;
-  unsigned depth = 1;
+  mutable unsigned depth = 1;
+  mutable bool contained = false;
 };
 
+/// A dict, which changes in place as a list does.
 struct DictObject : ObjectBase<Object::Kind::Dict> {
   explicit DictObject(std::vector<std::pair<Ref, Ref>> entries)
       : entries(std::move(entries)) {
-    for (const auto &[key, value] : this->entries)
+    for (const auto &[key, value] : this->entries) {
       depth = std::max(
           {depth, getNestingDepth(*key) + 1, getNestingDepth(*value) + 1});
+      markContained(*value);
+    }
   }
-  std::vector<std::pair<Ref, Ref>> entries;
-  unsigned depth = 1;
+  mutable std::vector<std::pair<Ref, Ref>> entries;
+  mutable unsigned depth = 1;
+  mutable bool contained = false;
 };
 
 struct DTypeObject : ObjectBase<Object::Kind::DType> {
