@@ -421,6 +421,11 @@ Evaluator::Flow Evaluator::execWith(const WithStmt &stmt) {
     return Flow::Normal;
   }
   const WithItem &item = stmt.items.front();
+  // An eager kernel's signature is complete at its T.Kernel block: build
+  // the function first, so that the grid can use T.dynamic extents.
+  if (currentFunction && !currentFunction->built && !inKernel() &&
+      !ensureFunction(item.context->getLoc()))
+    return Flow::Normal;
   Ref context = eval(*item.context);
   if (isPoison(context))
     return Flow::Normal;
