@@ -290,6 +290,20 @@ void tilec::frontend::addMathBuiltins(ModuleObject &language,
         return eval.cast((*args)[0], *dtype, args->loc(0));
       });
 
+  // T.Cast(dtype, value): TVM's spelling, with the dtype first.
+  m["Cast"] =
+      builtin("T.Cast", [](Evaluator &eval, const CallArgs &call) -> Ref {
+        std::optional<Args> args =
+            bindArgs(eval, call, "T.Cast", {"dtype", "value"}, 2);
+        if (!args)
+          return poison();
+        std::optional<DType> dtype =
+            eval.getDType((*args)[0], args->loc(0), "T.Cast");
+        if (!dtype)
+          return poison();
+        return eval.cast((*args)[1], *dtype, args->loc(1));
+      });
+
   // T.reinterpret(dtype, value): the bits of a run-time value as another
   // type of the same width.
   m["reinterpret"] = builtin(
