@@ -18,7 +18,13 @@
 
 namespace tilec::tile::races {
 
-using namespace mlir;
+using llvm::DenseMap;
+using mlir::ArrayRef;
+using mlir::LogicalResult;
+using mlir::Operation;
+using mlir::SmallVector;
+using mlir::SmallVectorImpl;
+using mlir::Value;
 
 /// What a value can differ in between two threads.
 struct Variation {
@@ -78,16 +84,16 @@ struct Write {
 /// loops they share an iteration of).
 struct Concurrency {
   bool sameBlock = true;
-  SmallVector<scf::ForOp> sameLoops;
+  SmallVector<mlir::scf::ForOp> sameLoops;
   /// A loop whose iterations differ by one step, and which execution runs
   /// first: the first write's (forward) or the second's.
-  scf::ForOp adjacentLoop;
+  mlir::scf::ForOp adjacentLoop;
   bool forward = true;
 };
 
 class RaceVerifier {
 public:
-  RaceVerifier(func::FuncOp func, KernelOp kernel, unsigned resourceLimit,
+  RaceVerifier(mlir::func::FuncOp func, KernelOp kernel, unsigned resourceLimit,
                bool remarks)
       : kernel(func, kernel, resourceLimit), formulas(this->kernel.formulas()),
         remarks(remarks) {}
