@@ -10,6 +10,8 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/UB/IR/UBOps.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -572,12 +574,54 @@ Ref Evaluator::select(const Ref &condIn, const Ref &aIn, const Ref &bIn,
     return cond;
   if (std::optional<bool> known = truth(cond, at))
     return load(*known ? aIn : bIn, at);
-  Ref a = toScalar(aIn, at), b = toScalar(bIn, at);
-  if (isPoison(a) || isPoison(b))
+  auto elementAccess = [](const Ref &value) {
+    auto *access = llvm::dyn_cast<AccessObject>(value.get());
+    return access && access->isElement() ? access : nullptr;
+  };
+  const AccessObject *aAccess = elementAccess(aIn);
+  const AccessObject *bAccess = elementAccess(bIn);
+  if (!aAccess && !bAccess) {
+    Ref a = toScalar(aIn, at), b = toScalar(bIn, at);
+    if (isPoison(a) || isPoison(b))
+      return poison();
+    DType type = promote(a, b);
+    mlir::Value c = materializeCondition(cond, at);
+    mlir::Value result = builder.createOrFold<arith::SelectOp>(
+        getLoc(at), c, materialize(a, type, at), materialize(b, type, at));
+    return std::make_shared<ScalarObject>(result, type);
+  }
+  // A buffer element is read only on its own side, as TVM's if_then_else
+  // and Python's conditional expression do: `T.if_then_else(i < n, A[i],
+  // 0)` guards the read. The other side is already a value.
+  auto typed = [&](const Ref &value, const AccessObject *access) -> Ref {
+    if (access)
+      return std::make_shared<ScalarObject>(mlir::Value(),
+                                            access->buffer->dtype);
+    return toScalar(value, at);
+  };
+  Ref aType = typed(aIn, aAccess), bType = typed(bIn, bAccess);
+  if (isPoison(aType) || isPoison(bType))
     return poison();
-  DType type = promote(a, b);
+  DType type = promote(aType, bType);
   mlir::Value c = materializeCondition(cond, at);
-  mlir::Value result = builder.createOrFold<arith::SelectOp>(
-      getLoc(at), c, materialize(a, type, at), materialize(b, type, at));
-  return std::make_shared<ScalarObject>(result, type);
+  auto ifOp = mlir::scf::IfOp::create(builder, getLoc(at),
+                                      mlir::TypeRange{type.type}, c,
+                                      /*withElseRegion=*/true);
+  bool ok = true;
+  for (auto [region, value, access, known] :
+       {std::tuple(&ifOp.getThenRegion(), aIn, aAccess, aType),
+        std::tuple(&ifOp.getElseRegion(), bIn, bAccess, bType)}) {
+    mlir::OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToStart(&region->front());
+    Ref scalar = access ? load(value, at) : known;
+    ok &= !isPoison(scalar);
+    mlir::Value result =
+        isPoison(scalar) ? mlir::Value() : materialize(scalar, type, at);
+    if (!result)
+      result = mlir::ub::PoisonOp::create(builder, getLoc(at), type.type);
+    mlir::scf::YieldOp::create(builder, getLoc(at), result);
+  }
+  if (!ok)
+    return poison();
+  return std::make_shared<ScalarObject>(ifOp.getResult(0), type);
 }

@@ -181,7 +181,9 @@ public:
   Ref binary(BinaryOp op, const Ref &lhs, const Ref &rhs, llvm::SMLoc loc);
   Ref unary(UnaryOp op, const Ref &operand, llvm::SMLoc loc);
   Ref compare(CompareOp op, const Ref &lhs, const Ref &rhs, llvm::SMLoc loc);
-  /// `cond ? a : b` evaluated both ways (arith.select) for run-time `cond`.
+  /// `cond ? a : b` for run-time `cond`: arith.select of the two values,
+  /// or an scf.if where a side reads a buffer element, read on that side
+  /// only.
   Ref select(const Ref &cond, const Ref &a, const Ref &b, llvm::SMLoc loc);
   /// Truth of a compile-time value; std::nullopt for run-time values.
   std::optional<bool> truth(const Ref &value, llvm::SMLoc loc);
