@@ -525,6 +525,51 @@ void ASTPrinter::print(const Stmt *stmt, unsigned indent) {
     os << "\n";
     return;
   }
+  case Stmt::Kind::Class: {
+    const auto *classStmt = llvm::cast<ClassStmt>(stmt);
+    os << "class " << classStmt->name << ":\n";
+    print(classStmt->body, indent + 2);
+    return;
+  }
+  case Stmt::Kind::Try: {
+    const auto *tryStmt = llvm::cast<TryStmt>(stmt);
+    os << "try:\n";
+    print(tryStmt->body, indent + 2);
+    for (const TryStmt::Handler &handler : tryStmt->handlers) {
+      os.indent(indent) << "except";
+      if (handler.type) {
+        os << " ";
+        print(handler.type.get());
+      }
+      if (!handler.name.empty())
+        os << " as " << handler.name;
+      os << ":\n";
+      print(handler.body, indent + 2);
+    }
+    if (!tryStmt->orelse.empty()) {
+      os.indent(indent) << "else:\n";
+      print(tryStmt->orelse, indent + 2);
+    }
+    if (!tryStmt->finally.empty()) {
+      os.indent(indent) << "finally:\n";
+      print(tryStmt->finally, indent + 2);
+    }
+    return;
+  }
+  case Stmt::Kind::Raise: {
+    const auto *raise = llvm::cast<RaiseStmt>(stmt);
+    os << "raise";
+    if (raise->exception) {
+      os << " ";
+      print(raise->exception.get());
+    }
+    if (raise->cause) {
+      os << " from ";
+      print(raise->cause.get());
+    }
+    os << "\n";
+    return;
+  }
   case Stmt::Kind::Import: {
     const auto *import = llvm::cast<ImportStmt>(stmt);
     if (!import->fromModule.empty())

@@ -64,6 +64,7 @@ std::optional<bool> Evaluator::truth(const Ref &value, SMLoc loc) {
   case Object::Kind::Scalar:
   case Object::Kind::Access:
   case Object::Kind::Poison:
+  case Object::Kind::Host:
     return std::nullopt;
   default:
     return true;
@@ -304,6 +305,8 @@ Ref Evaluator::toScalar(const Ref &value, SMLoc at) {
                          llvm::cast<BufferObject>(*loaded).name +
                          "'; index an element, e.g. " +
                          llvm::cast<BufferObject>(*loaded).name + "[i]");
+  if (auto *host = llvm::dyn_cast<HostObject>(loaded.get()))
+    return hostValueError(*host, at);
   return error(at, "expected a number, got a " + getTypeName(*loaded));
 }
 

@@ -273,10 +273,16 @@ Ref Evaluator::evalName(const NameExpr &expr) {
 Ref Evaluator::getAttribute(const Ref &value, StringRef attr, SMLoc loc) {
   if (isPoison(value))
     return value;
+  // The host program's values stay unevaluated: only a use that needs one
+  // is an error.
+  if (auto *host = llvm::dyn_cast<HostObject>(value.get()))
+    return std::make_shared<HostObject>(host->description + "." + attr.str());
   if (auto *mod = llvm::dyn_cast<ModuleObject>(value.get())) {
     auto it = mod->members.find(attr.str());
     if (it != mod->members.end())
       return it->second;
+    if (isHostName(*mod, attr))
+      return std::make_shared<HostObject>(mod->name + "." + attr.str());
     std::vector<std::string> names;
     for (const auto &member : mod->members)
       names.push_back(member.first);
@@ -541,6 +547,9 @@ Ref Evaluator::evalSubscript(const SubscriptExpr &expr, Ref base) {
     base = eval(*expr.value);
   if (isPoison(base))
     return base;
+  // `Optional[int]`: a host value, as annotations of host code write.
+  if (auto *host = llvm::dyn_cast<HostObject>(base.get()))
+    return std::make_shared<HostObject>(host->description + "[...]");
 
   if (auto buffer = std::dynamic_pointer_cast<const BufferObject>(base)) {
     // Element indices first; slices then replace their dimensions.
@@ -827,6 +836,8 @@ Ref Evaluator::call(const Ref &callee, const CallArgs &args, SMLoc loc) {
     return builtin->handler(*this, args);
   if (auto *function = llvm::dyn_cast<FunctionObject>(callee.get()))
     return callFunction(*function, args, loc);
+  if (auto *host = llvm::dyn_cast<HostObject>(callee.get()))
+    return std::make_shared<HostObject>(host->description + "(...)");
   if (auto *dtype = llvm::dyn_cast<DTypeObject>(callee.get())) {
     // T.float32(x) converts like T.cast(x, "float32").
     if (args.args.size() != 1 || !args.keywords.empty())

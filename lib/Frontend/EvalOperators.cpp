@@ -191,6 +191,9 @@ static Ref constFloatBinary(Evaluator &eval, BinaryOp op, double a, double b,
 
 Ref Evaluator::unsupportedOperands(BinaryOp op, const Ref &lhs, const Ref &rhs,
                                    SMLoc at) {
+  for (const Ref &operand : {lhs, rhs})
+    if (auto *host = llvm::dyn_cast<HostObject>(operand.get()))
+      return hostValueError(*host, at);
   std::string hint;
   for (const Ref &operand : {lhs, rhs})
     if (auto *buffer = llvm::dyn_cast<BufferObject>(operand.get()))

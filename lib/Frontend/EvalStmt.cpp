@@ -106,6 +106,25 @@ Evaluator::Flow Evaluator::execStmt(const Stmt &stmt) {
   case Stmt::Kind::Import:
     execImport(llvm::cast<ImportStmt>(stmt));
     return Flow::Normal;
+  case Stmt::Kind::Class: {
+    const auto &classStmt = llvm::cast<ClassStmt>(stmt);
+    assignName(classStmt.name, std::make_shared<HostObject>(classStmt.name),
+               classStmt.nameLoc);
+    return Flow::Normal;
+  }
+  case Stmt::Kind::Try: {
+    // An exception is a compile-time error, which ends compilation: the
+    // handlers never run.
+    const auto &tryStmt = llvm::cast<TryStmt>(stmt);
+    Flow flow = execBlock(tryStmt.body);
+    if (flow == Flow::Normal)
+      flow = execBlock(tryStmt.orelse);
+    Flow finallyFlow = execBlock(tryStmt.finally);
+    return finallyFlow != Flow::Normal ? finallyFlow : flow;
+  }
+  case Stmt::Kind::Raise:
+    execRaise(llvm::cast<RaiseStmt>(stmt));
+    return Flow::Normal;
   }
   return Flow::Normal;
 }
@@ -199,11 +218,9 @@ void Evaluator::execAnnAssign(const AnnAssignStmt &stmt) {
     return;
   }
 
-  if (!stmt.value) {
-    error(stmt.getLoc(), "an annotation needs a value in .tile ('" +
-                             name->name + ": type = value')");
+  // `x: int` declares, as in Python: it binds nothing.
+  if (!stmt.value)
     return;
-  }
   Ref value = load(eval(*stmt.value), stmt.value->getLoc());
   if (isPoison(value))
     return;
@@ -220,6 +237,10 @@ Evaluator::Flow Evaluator::execIf(const IfStmt &stmt) {
   std::optional<bool> known = truth(cond, stmt.cond->getLoc());
   if (known)
     return execBlock(*known ? stmt.then : stmt.otherwise);
+  if (auto *host = llvm::dyn_cast<HostObject>(cond.get())) {
+    hostValueError(*host, stmt.cond->getLoc());
+    return Flow::Normal;
+  }
   if (!llvm::isa<ScalarObject>(*cond)) {
     error(stmt.cond->getLoc(),
           "cannot use a " + getTypeName(*cond) + " as a condition");
@@ -551,6 +572,33 @@ void Evaluator::execAssert(const AssertStmt &stmt) {
   error(stmt.getLoc(), message);
 }
 
+void Evaluator::execRaise(const RaiseStmt &stmt) {
+  // `raise ValueError(f"...")`: the exception's name and message, as
+  // Python prints them; the exception types are not modelled.
+  std::string message = "an exception was raised";
+  if (const Expr *exception = stmt.exception.get()) {
+    const Expr *callee = exception;
+    auto *call = llvm::dyn_cast<CallExpr>(exception);
+    if (call)
+      callee = call->callee.get();
+    std::string type;
+    if (auto *name = llvm::dyn_cast<NameExpr>(callee))
+      type = name->name;
+    else if (auto *attribute = llvm::dyn_cast<AttributeExpr>(callee))
+      type = attribute->attr;
+    std::string text;
+    if (call && !call->args.empty()) {
+      Ref value = eval(*call->args.front());
+      if (isPoison(value))
+        return;
+      text = str(*value);
+    }
+    if (!type.empty())
+      message = text.empty() ? type : type + ": " + text;
+  }
+  error(stmt.getLoc(), message);
+}
+
 void Evaluator::execImport(const ImportStmt &stmt) {
   auto tilelang = namespaces.makeTilelang();
   // The top-level module of a dotted name: the tilelang package, or one of
@@ -570,27 +618,34 @@ void Evaluator::execImport(const ImportStmt &stmt) {
       return namespaces.torch;
     return nullptr;
   };
-  // Resolves a dotted module name.
+  // Resolves a dotted module name. Modules tilec does not model belong to
+  // the host program: importing one binds a host value, which is an error
+  // only where the kernel needs it.
   auto resolve = [&](StringRef dotted, SMLoc loc) -> Ref {
     llvm::SmallVector<StringRef> parts;
     dotted.split(parts, '.');
     Ref current = root(parts.front());
-    if (!current) {
-      error(loc, "only tilelang, math, itertools, functools, tvm.tir and "
-                 "torch can be imported in .tile; '" +
-                     parts.front() +
-                     "' belongs to the host program, not the kernel");
-      return nullptr;
-    }
+    if (!current)
+      current = std::make_shared<HostObject>(parts.front().str());
     for (StringRef part : llvm::drop_begin(parts)) {
+      if (auto *host = llvm::dyn_cast<HostObject>(current.get())) {
+        current =
+            std::make_shared<HostObject>(host->description + "." + part.str());
+        continue;
+      }
       auto *mod = llvm::cast<ModuleObject>(current.get());
       auto it = mod->members.find(part.str());
-      if (it == mod->members.end() || !llvm::isa<ModuleObject>(*it->second)) {
-        error(loc, "module '" + mod->name + "' has no submodule '" + part +
-                       "' in tilec");
-        return nullptr;
+      if (it != mod->members.end() && llvm::isa<ModuleObject>(*it->second)) {
+        current = it->second;
+        continue;
       }
-      current = it->second;
+      if (it == mod->members.end() && isHostName(*mod, part)) {
+        current = std::make_shared<HostObject>(mod->name + "." + part.str());
+        continue;
+      }
+      error(loc, "module '" + mod->name + "' has no submodule '" + part +
+                     "' in tilec");
+      return nullptr;
     }
     return current;
   };
@@ -605,13 +660,27 @@ void Evaluator::execImport(const ImportStmt &stmt) {
         continue;
       }
       StringRef top = StringRef(alias.name).split('.').first;
-      assignName(top.str(), root(top), alias.loc);
+      Ref topModule = root(top);
+      assignName(top.str(),
+                 topModule ? topModule
+                           : std::make_shared<HostObject>(top.str()),
+                 alias.loc);
     }
     return;
   }
   Ref from = resolve(stmt.fromModule, stmt.getLoc());
   if (!from)
     return;
+  if (auto *host = llvm::dyn_cast<HostObject>(from.get())) {
+    // `from argparse import ArgumentParser`; `import *` binds nothing.
+    for (const ImportStmt::Alias &alias : stmt.names)
+      if (alias.name != "*")
+        assignName(
+            alias.asName.empty() ? alias.name : alias.asName,
+            std::make_shared<HostObject>(host->description + "." + alias.name),
+            alias.loc);
+    return;
+  }
   auto *mod = llvm::cast<ModuleObject>(from.get());
   for (const ImportStmt::Alias &alias : stmt.names) {
     // `from M import *`: the public names of M.
@@ -622,6 +691,12 @@ void Evaluator::execImport(const ImportStmt &stmt) {
       continue;
     }
     auto it = mod->members.find(alias.name);
+    if (it == mod->members.end() && isHostName(*mod, alias.name)) {
+      assignName(alias.asName.empty() ? alias.name : alias.asName,
+                 std::make_shared<HostObject>(mod->name + "." + alias.name),
+                 alias.loc);
+      continue;
+    }
     if (it == mod->members.end()) {
       std::vector<std::string> candidates;
       for (const auto &member : mod->members)
@@ -728,6 +803,13 @@ void Evaluator::execFunctionDef(const FunctionDefStmt &stmt) {
     Ref value = eval(*callee);
     if (isPoison(value))
       continue;
+    // `@torch.no_grad()`, `@pytest.mark...`: a function of the host
+    // program, which tilec does not run.
+    if (llvm::isa<HostObject>(*value)) {
+      assignName(stmt.name, std::make_shared<HostObject>(stmt.name),
+                 stmt.nameLoc);
+      return;
+    }
     auto *builtin = llvm::dyn_cast<BuiltinObject>(value.get());
     StringRef name = builtin ? StringRef(builtin->name) : StringRef();
     if (name == "T.prim_func" && !called) {

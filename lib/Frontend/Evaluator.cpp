@@ -14,6 +14,7 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 
 using namespace tilec::frontend;
 using llvm::SMLoc;
@@ -98,6 +99,13 @@ Ref Evaluator::checkNesting(Ref value, SMLoc loc) {
     return value;
   return error(loc, "this value nests tuples, lists or dicts more than " +
                         llvm::Twine(kMaxNestingDepth) + " deep");
+}
+
+Ref Evaluator::hostValueError(const HostObject &host, SMLoc loc) {
+  return error(loc, "'" + host.description +
+                        "' belongs to the host program, which tilec does not "
+                        "run; code that builds kernels can use only "
+                        "constants, -D values and kernel parameters");
 }
 
 bool Evaluator::prepareChange(const Object &container,
@@ -280,6 +288,14 @@ mlir::LogicalResult Evaluator::run(const Module &ast) {
   parseDefines();
   if (source.hasErrors())
     return mlir::failure();
+  // The file is compiled as a module is imported, not run as a script: its
+  // `if __name__ == "__main__":` block, the host program's, is skipped.
+  const llvm::SourceMgr &sourceMgr = source.getSourceMgr();
+  unsigned bufferId = sourceMgr.FindBufferContainingLoc(
+      SMLoc::getFromPointer(source.getBuffer().begin()));
+  StringRef path = sourceMgr.getMemoryBuffer(bufferId)->getBufferIdentifier();
+  moduleScope->set("__name__", string(llvm::sys::path::stem(path).str()),
+                   /*regionDepth=*/0);
   execBlock(ast.body);
   if (!source.tooManyErrors())
     instantiateKernels(ast);

@@ -387,7 +387,20 @@ ExprPtr Parser::parseStrings() {
     formatted = true;
     pieces.back() += token.fstringPieces.front();
     for (auto [i, field] : llvm::enumerate(token.fstringFields)) {
-      Parser inner(source, field.expression);
+      // `{x=}` writes the expression's text, then its value (its repr
+      // unless a conversion or a format is given), as Python 3.8 does.
+      StringRef expression = field.expression;
+      char conversion = field.conversion;
+      StringRef trimmed = expression.rtrim();
+      if (trimmed.ends_with("=") && !trimmed.ends_with("==") &&
+          !trimmed.ends_with("!=") && !trimmed.ends_with("<=") &&
+          !trimmed.ends_with(">=")) {
+        pieces.back() += expression.str();
+        expression = trimmed.drop_back();
+        if (!conversion && field.spec.empty())
+          conversion = 'r';
+      }
+      Parser inner(source, expression);
       ExprPtr value = inner.parseTestList();
       if (!value)
         return nullptr;
@@ -395,7 +408,7 @@ ExprPtr Parser::parseStrings() {
         inner.errorExpected("'}' after the f-string's expression");
         return nullptr;
       }
-      fields.push_back({std::move(value), field.conversion, field.spec});
+      fields.push_back({std::move(value), conversion, field.spec});
       pieces.push_back(token.fstringPieces[i + 1]);
     }
   }

@@ -89,14 +89,10 @@ void Parser::parseStatement(Block &block) {
     compound = parseWhile();
     break;
   case TokenKind::kw_class:
-    compound = unsupportedStatement("classes are",
-                                    "a .tile file holds kernels, functions "
-                                    "and constants");
+    compound = parseClass();
     break;
   case TokenKind::kw_try:
-    compound = unsupportedStatement("try statements are",
-                                    "compile-time errors stop compilation "
-                                    "and kernels cannot raise");
+    compound = parseTry();
     break;
   case TokenKind::kw_async:
     compound = unsupportedStatement("async functions are",
@@ -181,10 +177,23 @@ StmtPtr Parser::parseSimpleStatement() {
     emitError(loc, peek().text + " declarations are not supported in .tile; "
                                  "pass values as parameters instead");
     return nullptr;
-  case TokenKind::kw_raise:
-    emitError(loc, "raise is not supported in .tile; use assert to reject a "
-                   "configuration at compile time");
-    return nullptr;
+  case TokenKind::kw_raise: {
+    consume();
+    ExprPtr exception, cause;
+    if (!at(TokenKind::newline) && !at(TokenKind::semi) &&
+        !at(TokenKind::eof)) {
+      exception = parseTest();
+      if (!exception)
+        return nullptr;
+      if (consumeIf(TokenKind::kw_from)) {
+        cause = parseTest();
+        if (!cause)
+          return nullptr;
+      }
+    }
+    return std::make_unique<RaiseStmt>(loc, std::move(exception),
+                                       std::move(cause));
+  }
   case TokenKind::kw_yield:
     emitError(loc, "generators (yield) are not supported in .tile");
     return nullptr;
@@ -337,10 +346,9 @@ StmtPtr Parser::parseDecorated() {
     }
     decorators.push_back(std::move(decorator));
   }
+  // A decorated class is host code: its decorators are not evaluated.
   if (at(TokenKind::kw_class))
-    return unsupportedStatement("classes are",
-                                "a .tile file holds kernels, functions and "
-                                "constants");
+    return parseClass();
   if (!at(TokenKind::kw_def)) {
     errorExpected("'def' after decorators");
     recover();
@@ -527,6 +535,92 @@ ExprPtr Parser::parseForTarget() {
   if (targets.size() == 1 && !parenthesized)
     return std::move(targets.front());
   return std::make_unique<TupleExpr>(targetLoc, std::move(targets));
+}
+
+StmtPtr Parser::parseClass() {
+  SMLoc loc = consume().loc;
+  if (!at(TokenKind::identifier)) {
+    errorExpected("a class name");
+    recover();
+    return nullptr;
+  }
+  Token name = consume();
+  // The bases are the host program's: skipped, as the body is not run.
+  if (at(TokenKind::l_paren)) {
+    unsigned depth = 0;
+    do {
+      if (at(TokenKind::l_paren))
+        ++depth;
+      else if (at(TokenKind::r_paren))
+        --depth;
+      else if (at(TokenKind::newline) || at(TokenKind::eof)) {
+        errorExpected("')' after the bases of the class");
+        recover();
+        return nullptr;
+      }
+      consume();
+    } while (depth != 0);
+  }
+  Block body;
+  if (!parseSuite(body)) {
+    recover();
+    return nullptr;
+  }
+  return std::make_unique<ClassStmt>(loc, name.text.str(), name.loc,
+                                     std::move(body));
+}
+
+StmtPtr Parser::parseTry() {
+  SMLoc loc = consume().loc;
+  Block body;
+  if (!parseSuite(body)) {
+    recover();
+    return nullptr;
+  }
+  std::vector<TryStmt::Handler> handlers;
+  while (at(TokenKind::kw_except)) {
+    consume();
+    TryStmt::Handler handler;
+    if (!at(TokenKind::colon)) {
+      handler.type = parseTest();
+      if (!handler.type) {
+        recover();
+        return nullptr;
+      }
+      if (consumeIf(TokenKind::kw_as)) {
+        if (!at(TokenKind::identifier)) {
+          errorExpected("a name after 'as'");
+          recover();
+          return nullptr;
+        }
+        handler.name = consume().text.str();
+      }
+    }
+    if (!parseSuite(handler.body)) {
+      recover();
+      return nullptr;
+    }
+    handlers.push_back(std::move(handler));
+  }
+  Block orelse, finally;
+  if (!handlers.empty() && at(TokenKind::kw_else)) {
+    consume();
+    if (!parseSuite(orelse)) {
+      recover();
+      return nullptr;
+    }
+  }
+  if (consumeIf(TokenKind::kw_finally) && !parseSuite(finally)) {
+    recover();
+    return nullptr;
+  }
+  if (handlers.empty() && finally.empty()) {
+    errorExpected("'except' or 'finally' after the try block");
+    recover();
+    return nullptr;
+  }
+  return std::make_unique<TryStmt>(loc, std::move(body), std::move(handlers),
+                                   std::move(orelse), std::move(finally));
 }
 
 StmtPtr Parser::parseWhile() {

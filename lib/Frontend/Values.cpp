@@ -153,6 +153,17 @@ unsigned tilec::frontend::getNestingDepth(const Object &object) {
   return 0;
 }
 
+bool tilec::frontend::isHostName(const ModuleObject &mod, StringRef name) {
+  StringRef top = StringRef(mod.name).split('.').first;
+  if (top == "torch" || top == "tvm")
+    return true;
+  return mod.name == "tilelang" &&
+         llvm::is_contained({"profiler", "tools", "testing", "utils", "cuda",
+                             "contrib", "engine", "cache", "env", "quantize",
+                             "intrinsics", "tileop"},
+                            name);
+}
+
 void tilec::frontend::markContained(const Object &object) {
   if (auto *tuple = llvm::dyn_cast<TupleObject>(&object))
     tuple->contained = true;
@@ -205,6 +216,8 @@ StringRef tilec::frontend::getTypeName(const Object &object) {
     return "kernel launch";
   case Object::Kind::PendingTensor:
     return "tensor parameter";
+  case Object::Kind::Host:
+    return "value of the host program";
   case Object::Kind::Poison:
     return "invalid value";
   }
@@ -275,6 +288,9 @@ std::string tilec::frontend::repr(const Object &object) {
     break;
   case Object::Kind::PendingTensor:
     os << "tensor parameter " << llvm::cast<PendingTensorObject>(object).name;
+    break;
+  case Object::Kind::Host:
+    os << llvm::cast<HostObject>(object).description;
     break;
   default:
     os << getTypeName(object);

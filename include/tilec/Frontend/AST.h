@@ -396,6 +396,9 @@ public:
     Continue,
     Assert,
     Import,
+    Class,
+    Try,
+    Raise,
   };
 
   Stmt(Kind kind, llvm::SMLoc loc) : kind(kind), loc(loc) {}
@@ -563,6 +566,46 @@ public:
   AssertStmt(llvm::SMLoc loc, ExprPtr cond, ExprPtr message)
       : StmtBase(loc), cond(std::move(cond)), message(std::move(message)) {}
   ExprPtr cond, message; // message may be null
+};
+
+/// `class Name(bases): body`: host code. The name is bound to a value of
+/// the host program; the bases and the body are not evaluated.
+class ClassStmt : public StmtBase<Stmt::Kind::Class> {
+public:
+  ClassStmt(llvm::SMLoc loc, std::string name, llvm::SMLoc nameLoc, Block body)
+      : StmtBase(loc), name(std::move(name)), nameLoc(nameLoc),
+        body(std::move(body)) {}
+  std::string name;
+  llvm::SMLoc nameLoc;
+  Block body;
+};
+
+/// `try: body except ...: handler else: ... finally: ...`. Compile-time
+/// errors stop compilation, so only the path without an exception runs:
+/// the body, then `else`, then `finally`.
+class TryStmt : public StmtBase<Stmt::Kind::Try> {
+public:
+  struct Handler {
+    ExprPtr type; // may be null: a bare `except:`
+    std::string name;
+    Block body;
+  };
+  TryStmt(llvm::SMLoc loc, Block body, std::vector<Handler> handlers,
+          Block orelse, Block finally)
+      : StmtBase(loc), body(std::move(body)), handlers(std::move(handlers)),
+        orelse(std::move(orelse)), finally(std::move(finally)) {}
+  Block body;
+  std::vector<Handler> handlers;
+  Block orelse, finally;
+};
+
+/// `raise [exception [from cause]]`: an error at compile time.
+class RaiseStmt : public StmtBase<Stmt::Kind::Raise> {
+public:
+  RaiseStmt(llvm::SMLoc loc, ExprPtr exception, ExprPtr cause)
+      : StmtBase(loc), exception(std::move(exception)),
+        cause(std::move(cause)) {}
+  ExprPtr exception, cause; // both may be null
 };
 
 /// `import a.b as c` (module set, names empty) or `from a.b import x as y`.

@@ -139,6 +139,9 @@ public:
   /// Returns `value`, or poison after reporting at `loc` that it nests
   /// tuples, lists or dicts deeper than the evaluator allows.
   Ref checkNesting(Ref value, llvm::SMLoc loc);
+  /// Reports at `loc` that code that builds kernels uses `host`, a value
+  /// of the host program, which tilec does not run; returns poison.
+  Ref hostValueError(const HostObject &host, llvm::SMLoc loc);
   /// Prepares list or dict `container` to take `added`: checks that none
   /// of them holds `container` (a cycle) and that the result nests within
   /// the limits, then records its new depth. False after an error at `loc`.
@@ -246,6 +249,7 @@ private:
   /// equivalent go into the module's kPassConfigsAttr.
   void applyPassConfigs(const Keyword &configs);
   void execImport(const ImportStmt &stmt);
+  void execRaise(const RaiseStmt &stmt);
   void execAssert(const AssertStmt &stmt);
   Flow execRuntimeLoop(const ForStmt &stmt, const IterableObject &iter);
   Flow execCompileTimeLoop(const ForStmt &stmt, std::vector<Ref> items);

@@ -63,6 +63,8 @@ private:
   bool parseParameters(TokenKind closer, bool annotations,
                        std::vector<Parameter> &params);
   StmtPtr parseIf();
+  StmtPtr parseClass();
+  StmtPtr parseTry();
   StmtPtr parseFor();
   StmtPtr parseWhile();
   ExprPtr parseLambda();

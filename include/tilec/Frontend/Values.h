@@ -86,6 +86,7 @@ public:
     Iterable,
     KernelLaunch,
     PendingTensor,
+    Host,
     Poison,
   };
 
@@ -182,6 +183,25 @@ struct FunctionObject : ObjectBase<Object::Kind::Function> {
   bool isJit = false;
   bool isMacro = false;
 };
+
+/// A value of the host program, which tilec does not run: a module it does
+/// not model (`import argparse`), a class, or what their attributes, calls
+/// and subscripts give. Code that only defines or passes such values
+/// compiles; using one where the kernel needs a value is an error.
+struct HostObject : ObjectBase<Object::Kind::Host> {
+  explicit HostObject(std::string description)
+      : description(std::move(description)) {}
+  /// What it is, as written: "argparse", "torch.cuda.is_available()".
+  std::string description;
+};
+
+struct ModuleObject;
+
+/// Whether `name`, which module `mod` lacks, belongs to the host program:
+/// every name of the modules tilec models only in part (torch, tvm), and
+/// tilelang's host-side submodules (profiler, testing...). Any other name
+/// missing from a module is an error.
+bool isHostName(const ModuleObject &mod, llvm::StringRef name);
 
 class Evaluator;
 
