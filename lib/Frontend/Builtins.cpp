@@ -67,15 +67,19 @@ tilec::frontend::createBuiltinNamespaces(mlir::MLIRContext *context) {
   namespaces.python = std::make_shared<ModuleObject>("builtins");
   addPythonBuiltins(*namespaces.python);
   namespaces.language = createLanguageModule(context, namespaces.python);
-  namespaces.makeTilelang = [language = namespaces.language] {
-    return createTilelangModule(language);
+  namespaces.tvm = std::make_shared<ModuleObject>("tvm");
+  addTvmModule(*namespaces.tvm, *namespaces.language);
+  // `from tilelang import tvm`: TileLang re-exports its TVM.
+  namespaces.makeTilelang = [language = namespaces.language,
+                             tvm = namespaces.tvm] {
+    auto tilelang = createTilelangModule(language);
+    tilelang->members["tvm"] = tvm;
+    return tilelang;
   };
   namespaces.math = std::make_shared<ModuleObject>("math");
   addPythonMathModule(*namespaces.math);
   namespaces.functools = std::make_shared<ModuleObject>("functools");
   addFunctoolsModule(*namespaces.functools);
-  namespaces.tvm = std::make_shared<ModuleObject>("tvm");
-  addTvmModule(*namespaces.tvm, *namespaces.language);
   namespaces.itertools = std::make_shared<ModuleObject>("itertools");
   addItertoolsModule(*namespaces.itertools);
   namespaces.torch = std::make_shared<ModuleObject>("torch");

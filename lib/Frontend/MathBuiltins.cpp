@@ -239,6 +239,39 @@ void tilec::frontend::addMathBuiltins(ModuleObject &language,
   m["ceildiv"] = builtin("T.ceildiv", ceildiv);
   m["max"] = builtin("T.max", minMax(true, "T.max"));
   m["min"] = builtin("T.min", minMax(false, "T.min"));
+  // T.clamp(x, lo, hi): T.min(T.max(x, lo), hi).
+  m["clamp"] =
+      builtin("T.clamp", [](Evaluator &eval, const CallArgs &call) -> Ref {
+        std::optional<Args> args =
+            bindArgs(eval, call, "T.clamp", {"x", "lo", "hi"}, 3);
+        if (!args)
+          return poison();
+        CallArgs lower;
+        lower.loc = call.loc;
+        lower.args = {(*args)[0], (*args)[1]};
+        lower.argLocs = {args->loc(0), args->loc(1)};
+        Ref raised = minMax(true, "T.clamp")(eval, lower);
+        if (isPoison(raised))
+          return raised;
+        CallArgs upper;
+        upper.loc = call.loc;
+        upper.args = {raised, (*args)[2]};
+        upper.argLocs = {args->loc(0), args->loc(2)};
+        return minMax(false, "T.clamp")(eval, upper);
+      });
+  // TVM's T.floordiv(a, b) and T.floormod(a, b): Python's // and %.
+  for (auto [name, op] : {std::pair("floordiv", BinaryOp::FloorDiv),
+                          std::pair("floormod", BinaryOp::Mod)}) {
+    std::string qualified = "T." + std::string(name);
+    m[name] = builtin(qualified, [qualified, op = op](Evaluator &eval,
+                                                      const CallArgs &call) {
+      std::optional<Args> args = bindArgs(eval, call, qualified, {"a", "b"}, 2);
+      if (!args)
+        return poison();
+      return eval.binary(op, eval.load((*args)[0], args->loc(0)),
+                         eval.load((*args)[1], args->loc(1)), call.loc);
+    });
+  }
   m["abs"] = builtin("T.abs", [](Evaluator &eval, const CallArgs &call) {
     return absValue(eval, call, "T.abs");
   });

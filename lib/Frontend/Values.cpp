@@ -155,7 +155,11 @@ unsigned tilec::frontend::getNestingDepth(const Object &object) {
 
 bool tilec::frontend::isHostName(const ModuleObject &mod, StringRef name) {
   StringRef top = StringRef(mod.name).split('.').first;
-  if (top == "torch" || top == "tvm")
+  // The carver's architecture classes and the autotuner's AutoTuner drive
+  // tuning on the host.
+  if (top == "torch" || top == "tvm" ||
+      StringRef(mod.name).starts_with("tilelang.carver") ||
+      mod.name == "tilelang.autotuner")
     return true;
   return mod.name == "tilelang" &&
          llvm::is_contained({"profiler", "tools", "testing", "utils", "cuda",

@@ -198,9 +198,9 @@ struct HostObject : ObjectBase<Object::Kind::Host> {
 struct ModuleObject;
 
 /// Whether `name`, which module `mod` lacks, belongs to the host program:
-/// every name of the modules tilec models only in part (torch, tvm), and
-/// tilelang's host-side submodules (profiler, testing...). Any other name
-/// missing from a module is an error.
+/// every name of the modules tilec models only in part (torch, tvm, the
+/// carver, the autotuner), and tilelang's host-side submodules (profiler,
+/// testing...). Any other name missing from a module is an error.
 bool isHostName(const ModuleObject &mod, llvm::StringRef name);
 
 class Evaluator;
