@@ -23,6 +23,8 @@ using llvm::StringRef;
 /// As deep as the syntax tree of an expression may be: values built in a
 /// loop (`t = (t,)`) nest without bound otherwise.
 static constexpr unsigned kMaxNestingDepth = 1000;
+/// Most items a list or dict may come to hold by changing in place.
+static constexpr size_t kMaxSequenceLength = 1 << 20;
 
 //===----------------------------------------------------------------------===//
 // Scope
@@ -110,11 +112,30 @@ Ref Evaluator::hostValueError(const HostObject &host, SMLoc loc) {
 
 bool Evaluator::prepareChange(const Object &container,
                               llvm::ArrayRef<Ref> added, SMLoc loc) {
+  bool contained = false;
+  size_t size = 0;
+  if (auto *tuple = llvm::dyn_cast<TupleObject>(&container)) {
+    contained = tuple->contained;
+    size = tuple->elements.size();
+  } else if (auto *dict = llvm::dyn_cast<DictObject>(&container)) {
+    contained = dict->contained;
+    size = dict->entries.size();
+  }
+  if (size + added.size() > kMaxSequenceLength) {
+    error(loc, "this change makes a " + getTypeName(container) +
+                   " of more than " + llvm::Twine(kMaxSequenceLength) +
+                   " items");
+    return false;
+  }
   unsigned depth = getNestingDepth(container);
   unsigned newDepth = depth;
   for (const Ref &item : added) {
+    newDepth = std::max(newDepth, getNestingDepth(*item) + 1);
     // A value that holds its own holder would be printed, compared and
-    // freed without end: walk what `item` holds, without recursion.
+    // freed without end. Only a container that another value holds can be
+    // reached from `item`: walk what `item` holds then, without recursion.
+    if (!contained && item.get() != &container)
+      continue;
     std::vector<const Object *> pending = {item.get()};
     llvm::DenseSet<const Object *> seen;
     while (!pending.empty()) {
@@ -128,23 +149,20 @@ bool Evaluator::prepareChange(const Object &container,
                        "other values");
         return false;
       }
+      auto visit = [&](const Ref &held) {
+        if (llvm::isa<TupleObject, DictObject>(*held))
+          pending.push_back(held.get());
+      };
       if (auto *tuple = llvm::dyn_cast<TupleObject>(object)) {
-        for (const Ref &element : tuple->elements)
-          pending.push_back(element.get());
+        llvm::for_each(tuple->elements, visit);
       } else if (auto *dict = llvm::dyn_cast<DictObject>(object)) {
         for (const auto &[key, value] : dict->entries) {
-          pending.push_back(key.get());
-          pending.push_back(value.get());
+          visit(key);
+          visit(value);
         }
       }
     }
-    newDepth = std::max(newDepth, getNestingDepth(*item) + 1);
   }
-  bool contained = false;
-  if (auto *tuple = llvm::dyn_cast<TupleObject>(&container))
-    contained = tuple->contained;
-  else if (auto *dict = llvm::dyn_cast<DictObject>(&container))
-    contained = dict->contained;
   if (newDepth > kMaxNestingDepth ||
       (contained && containedGrowth + (newDepth - depth) > kMaxNestingDepth)) {
     error(loc, "this change nests tuples, lists or dicts more than " +

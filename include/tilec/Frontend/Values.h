@@ -189,8 +189,12 @@ struct FunctionObject : ObjectBase<Object::Kind::Function> {
 /// and subscripts give. Code that only defines or passes such values
 /// compiles; using one where the kernel needs a value is an error.
 struct HostObject : ObjectBase<Object::Kind::Host> {
-  explicit HostObject(std::string description)
-      : description(std::move(description)) {}
+  explicit HostObject(std::string text) : description(std::move(text)) {
+    // A chain of attributes in a loop must not grow it without bound.
+    if (description.size() > kMaxDescription)
+      description = description.substr(0, kMaxDescription) + "...";
+  }
+  static constexpr size_t kMaxDescription = 120;
   /// What it is, as written: "argparse", "torch.cuda.is_available()".
   std::string description;
 };
