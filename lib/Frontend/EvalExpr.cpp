@@ -47,6 +47,19 @@ Ref Evaluator::eval(const Expr &expr) {
     std::vector<Ref> values;
     bool invalid = false;
     for (const ExprPtr &element : elements) {
+      // `(*items, x)`: the items, one element each.
+      if (auto *starred = llvm::dyn_cast<StarredExpr>(element.get())) {
+        Ref items = load(eval(*starred->value), starred->value->getLoc());
+        std::optional<std::vector<Ref>> unpacked =
+            isPoison(items) ? std::nullopt
+                            : iterate(*this, items, starred->value->getLoc());
+        if (!unpacked) {
+          invalid = true;
+          continue;
+        }
+        llvm::append_range(values, *unpacked);
+        continue;
+      }
       Ref value = eval(*element);
       // Elements are values: A[i] in a tuple is read now, regions stay.
       if (auto *access = llvm::dyn_cast<AccessObject>(value.get());

@@ -878,6 +878,40 @@ void Evaluator::assign(const Expr &target, const Ref &value, SMLoc loc) {
       error(loc, "cannot unpack a " + getTypeName(*value));
       return;
     }
+    // `first, *rest = items`: the starred target takes a list of what the
+    // others leave.
+    auto star = llvm::find_if(elements, [](const ExprPtr &element) {
+      return llvm::isa<StarredExpr>(*element);
+    });
+    if (star != elements.end()) {
+      size_t before = star - elements.begin();
+      size_t after = elements.end() - star - 1;
+      if (llvm::any_of(llvm::make_range(std::next(star), elements.end()),
+                       [](const ExprPtr &element) {
+                         return llvm::isa<StarredExpr>(*element);
+                       })) {
+        error(loc, "an assignment takes one starred target");
+        return;
+      }
+      const std::vector<Ref> &items = sequence->elements;
+      if (items.size() < before + after) {
+        error(loc, "expected at least " + llvm::Twine(before + after) +
+                       " values to unpack, got " + llvm::Twine(items.size()));
+        return;
+      }
+      for (size_t i = 0; i < before; ++i)
+        assign(*elements[i], items[i], elements[i]->getLoc());
+      const auto &starred = llvm::cast<StarredExpr>(**star);
+      assign(
+          *starred.value,
+          tuple(std::vector<Ref>(items.begin() + before, items.end() - after),
+                /*isList=*/true),
+          starred.getLoc());
+      for (size_t i = 0; i < after; ++i)
+        assign(*elements[before + 1 + i], items[items.size() - after + i],
+               elements[before + 1 + i]->getLoc());
+      return;
+    }
     if (sequence->elements.size() != elements.size()) {
       error(loc, "expected " + llvm::Twine(elements.size()) +
                      " values to unpack, got " +

@@ -14,13 +14,19 @@ using llvm::StringRef;
 
 ExprPtr Parser::parseTestList(bool allowStar) {
   SMLoc loc = peek().loc;
-  if (at(TokenKind::star)) {
-    emitError(loc, "unpacking with '*' is not supported in .tile");
+  auto parseElement = [&] { return parseStarredOrTest(); };
+  bool starred = at(TokenKind::star);
+  ExprPtr first = parseElement();
+  if (!first)
     return nullptr;
-  }
-  ExprPtr first = parseTest();
-  if (!first || !at(TokenKind::comma))
+  if (!at(TokenKind::comma)) {
+    if (starred) {
+      emitError(loc, "a starred expression stands only in a tuple, a list "
+                     "or a call's arguments: add a comma ('*rest,')");
+      return nullptr;
+    }
     return first;
+  }
   std::vector<ExprPtr> elements;
   elements.push_back(std::move(first));
   while (consumeIf(TokenKind::comma)) {
@@ -28,17 +34,23 @@ ExprPtr Parser::parseTestList(bool allowStar) {
     if (at(TokenKind::newline) || at(TokenKind::equal) || at(TokenKind::eof) ||
         at(TokenKind::r_paren) || at(TokenKind::semi) || at(TokenKind::colon))
       break;
-    if (at(TokenKind::star)) {
-      emitError(peek().loc, "unpacking with '*' is not supported in .tile");
-      return nullptr;
-    }
-    ExprPtr element = parseTest();
+    ExprPtr element = parseElement();
     if (!element)
       return nullptr;
     elements.push_back(std::move(element));
   }
   (void)allowStar;
   return checkHeight(std::make_unique<TupleExpr>(loc, std::move(elements)));
+}
+
+ExprPtr Parser::parseStarredOrTest() {
+  if (!at(TokenKind::star))
+    return parseTest();
+  SMLoc starLoc = consume().loc;
+  ExprPtr value = parseOrTest();
+  if (!value)
+    return nullptr;
+  return checkHeight(std::make_unique<StarredExpr>(starLoc, std::move(value)));
 }
 
 ExprPtr Parser::parseTest() {
@@ -447,9 +459,16 @@ ExprPtr Parser::parseParenthesized() {
   SMLoc loc = consume().loc;
   if (consumeIf(TokenKind::r_paren))
     return std::make_unique<TupleExpr>(loc, std::vector<ExprPtr>());
-  ExprPtr first = parseTest();
+  bool starred = at(TokenKind::star);
+  ExprPtr first = parseStarredOrTest();
   if (!first)
     return nullptr;
+  if (starred && !at(TokenKind::comma)) {
+    emitError(first->getLoc(), "a starred expression stands only in a "
+                               "tuple, a list or a call's arguments: add a "
+                               "comma ('*rest,')");
+    return nullptr;
+  }
   if (at(TokenKind::kw_for)) {
     ExprPtr generator = parseComprehension(
         loc, ComprehensionExpr::Form::Generator, std::move(first), nullptr);
@@ -464,7 +483,7 @@ ExprPtr Parser::parseParenthesized() {
   while (consumeIf(TokenKind::comma)) {
     if (at(TokenKind::r_paren))
       break;
-    ExprPtr element = parseTest();
+    ExprPtr element = parseStarredOrTest();
     if (!element)
       return nullptr;
     elements.push_back(std::move(element));
@@ -478,10 +497,11 @@ ExprPtr Parser::parseListDisplay() {
   SMLoc loc = consume().loc;
   std::vector<ExprPtr> elements;
   while (!at(TokenKind::r_square)) {
-    ExprPtr element = parseTest();
+    bool starred = at(TokenKind::star);
+    ExprPtr element = parseStarredOrTest();
     if (!element)
       return nullptr;
-    if (at(TokenKind::kw_for) && elements.empty()) {
+    if (at(TokenKind::kw_for) && elements.empty() && !starred) {
       ExprPtr list = parseComprehension(loc, ComprehensionExpr::Form::List,
                                         std::move(element), nullptr);
       if (!list || !expect(TokenKind::r_square, "']'"))

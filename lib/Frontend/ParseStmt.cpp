@@ -256,6 +256,8 @@ static bool isAssignable(const Expr *expr) {
   case Expr::Kind::Attribute:
   case Expr::Kind::Subscript:
     return true;
+  case Expr::Kind::Starred:
+    return isAssignable(llvm::cast<StarredExpr>(expr)->value.get());
   case Expr::Kind::Tuple:
     for (const ExprPtr &e : llvm::cast<TupleExpr>(expr)->elements)
       if (!isAssignable(e.get()))

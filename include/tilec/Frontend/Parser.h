@@ -77,6 +77,9 @@ private:
   // Expressions.
   ExprPtr parseTestList(bool allowStar = false);
   ExprPtr parseTest();
+  /// `*value` (an element of a tuple or list, unpacked or gathered), or a
+  /// test.
+  ExprPtr parseStarredOrTest();
   /// `operand (keyword operand)*`, one BoolOpExpr when the keyword occurs.
   ExprPtr parseBoolOp(TokenKind keyword, BoolOp op,
                       ExprPtr (Parser::*parseOperand)());
