@@ -352,6 +352,11 @@ Ref Evaluator::getAttribute(const Ref &value, StringRef attr, SMLoc loc) {
     return error(loc, "tensor parameter '" + pending->name +
                           "' has no type yet; annotate it first (" +
                           pending->name + ": T.Tensor(shape, dtype))");
+  // `kernel.compile(...)`, `kernel.get_profiler()`: TileLang's host API of
+  // its kernels, which tilec replaces by the generated header.
+  if (auto *function = llvm::dyn_cast<FunctionObject>(value.get());
+      function && (function->isPrimFunc || function->isJit))
+    return std::make_shared<HostObject>(function->def->name + "." + attr.str());
   // Sorting in place needs a key function's rules; sorted() has them.
   StringRef hint =
       llvm::isa<TupleObject>(*value) && attr == "sort" ? "; use sorted()" : "";
@@ -847,8 +852,14 @@ Ref Evaluator::call(const Ref &callee, const CallArgs &args, SMLoc loc) {
       return poison();
   if (auto *builtin = llvm::dyn_cast<BuiltinObject>(callee.get()))
     return builtin->handler(*this, args);
-  if (auto *function = llvm::dyn_cast<FunctionObject>(callee.get()))
+  if (auto *function = llvm::dyn_cast<FunctionObject>(callee.get())) {
+    // A kernel called on the host program's tensors runs there: host code.
+    bool hostArgs = llvm::any_of(
+        args.args, [](const Ref &arg) { return llvm::isa<HostObject>(*arg); });
+    if ((function->isPrimFunc || function->isJit) && hostArgs)
+      return std::make_shared<HostObject>(function->def->name + "(...)");
     return callFunction(*function, args, loc);
+  }
   if (auto *host = llvm::dyn_cast<HostObject>(callee.get()))
     return std::make_shared<HostObject>(host->description + "(...)");
   if (auto *dtype = llvm::dyn_cast<DTypeObject>(callee.get())) {

@@ -189,6 +189,15 @@ static Ref constFloatBinary(Evaluator &eval, BinaryOp op, double a, double b,
 // Operators
 //===----------------------------------------------------------------------===//
 
+Ref Evaluator::hostOperation(const Ref &lhs, const Ref &rhs) {
+  auto *l = llvm::dyn_cast<HostObject>(lhs.get());
+  auto *r = llvm::dyn_cast<HostObject>(rhs.get());
+  if (!l && !r)
+    return nullptr;
+  // Named after the host value it comes from, which errors point at.
+  return std::make_shared<HostObject>(l ? l->description : r->description);
+}
+
 Ref Evaluator::unsupportedOperands(BinaryOp op, const Ref &lhs, const Ref &rhs,
                                    SMLoc at) {
   for (const Ref &operand : {lhs, rhs})
@@ -208,6 +217,10 @@ Ref Evaluator::binary(BinaryOp op, const Ref &lhsIn, const Ref &rhsIn,
   Ref lhs = load(lhsIn, at), rhs = load(rhsIn, at);
   if (isPoison(lhs) || isPoison(rhs))
     return poison();
+  // Arithmetic of the host program (`a @ b` on torch tensors) is the host's
+  // too; only a use that needs its value is an error.
+  if (Ref host = hostOperation(lhs, rhs))
+    return host;
 
   if (!llvm::isa<ScalarObject>(*lhs) && !llvm::isa<ScalarObject>(*rhs)) {
     if (Ref result = constSequenceBinary(*this, op, lhs, rhs, at))
@@ -359,6 +372,9 @@ Ref Evaluator::unary(UnaryOp op, const Ref &operandIn, SMLoc at) {
   Ref operand = load(operandIn, at);
   if (isPoison(operand))
     return operand;
+  if (auto *host = llvm::dyn_cast<HostObject>(operand.get()))
+    return op == UnaryOp::Not ? hostValueError(*host, at)
+                              : std::make_shared<HostObject>(host->description);
   if (op == UnaryOp::Not) {
     if (std::optional<bool> known = truth(operand, at))
       return boolean(!*known);
@@ -428,6 +444,8 @@ Ref Evaluator::compare(CompareOp op, const Ref &lhsIn, const Ref &rhsIn,
   Ref lhs = load(lhsIn, at), rhs = load(rhsIn, at);
   if (isPoison(lhs) || isPoison(rhs))
     return poison();
+  if (Ref host = hostOperation(lhs, rhs))
+    return host;
   bool runtime = llvm::isa<ScalarObject>(*lhs) || llvm::isa<ScalarObject>(*rhs);
 
   if (op == CompareOp::Is || op == CompareOp::IsNot) {

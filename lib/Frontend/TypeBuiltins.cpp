@@ -73,24 +73,10 @@ static Ref dynamicDim(Evaluator &eval, const CallArgs &call,
       bindArgs(eval, call, function, {"name", "dtype"}, 1);
   if (!args)
     return poison();
-  auto *name = llvm::dyn_cast<StrObject>((*args)[0].get());
-  if (!name || name->value.empty())
+  auto *names = llvm::dyn_cast<StrObject>((*args)[0].get());
+  if (!names || StringRef(names->value).trim().empty())
     return eval.error(args->loc(0), function + " takes the dimension's "
                                                "name as a string");
-  // The name is the launch functions' parameter for the extent in the C
-  // header, so it must be one.
-  if (!isCIdentifier(name->value)) {
-    std::string quoted;
-    llvm::raw_string_ostream os(quoted);
-    llvm::printEscapedString(name->value, os);
-    return eval.error(args->loc(0),
-                      "the name of a " + function +
-                          " dimension must be a C identifier (letters, "
-                          "digits and '_', not starting with a digit): the "
-                          "header's launch functions take the extent as a "
-                          "parameter of that name; got '" +
-                          quoted + "'");
-  }
   std::optional<DType> dtype =
       args->has(1) ? eval.getDType((*args)[1], args->loc(1), "the dimension")
                    : lookupDType("int32", eval.getContext());
@@ -98,7 +84,31 @@ static Ref dynamicDim(Evaluator &eval, const CallArgs &call,
     return poison();
   if (!dtype->isInteger())
     return eval.error(args->loc(1), "a dimension has an integer dtype");
-  return std::make_shared<DynamicDimObject>(name->value, *dtype);
+  // `T.dynamic("m, n")` makes one dimension per name, as T.const does.
+  llvm::SmallVector<StringRef> parts;
+  StringRef(names->value).split(parts, ',');
+  std::vector<Ref> dims;
+  for (StringRef part : parts) {
+    StringRef name = parts.size() == 1 ? part : part.trim();
+    // The name is the launch functions' parameter for the extent in the C
+    // header, so it must be one.
+    if (!isCIdentifier(name)) {
+      std::string quoted;
+      llvm::raw_string_ostream os(quoted);
+      llvm::printEscapedString(name, os);
+      return eval.error(args->loc(0),
+                        "the name of a " + function +
+                            " dimension must be a C identifier (letters, "
+                            "digits and '_', not starting with a digit): the "
+                            "header's launch functions take the extent as a "
+                            "parameter of that name; got '" +
+                            quoted + "'");
+    }
+    dims.push_back(std::make_shared<DynamicDimObject>(name.str(), *dtype));
+  }
+  if (dims.size() == 1)
+    return dims.front();
+  return tuple(std::move(dims));
 }
 
 static Ref constNames(Evaluator &eval, const CallArgs &call) {

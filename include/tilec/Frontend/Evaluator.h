@@ -142,6 +142,9 @@ public:
   /// Reports at `loc` that code that builds kernels uses `host`, a value
   /// of the host program, which tilec does not run; returns poison.
   Ref hostValueError(const HostObject &host, llvm::SMLoc loc);
+  /// The host value that an operation with a host operand gives, or null
+  /// when neither `lhs` nor `rhs` is one.
+  Ref hostOperation(const Ref &lhs, const Ref &rhs);
   /// Prepares list or dict `container` to take `added`: checks that none
   /// of them holds `container` (a cycle) and that the result nests within
   /// the limits, then records its new depth. False after an error at `loc`.
