@@ -87,6 +87,9 @@ std::optional<Args> bindArgs(Evaluator &eval, const CallArgs &call,
                              llvm::ArrayRef<llvm::StringRef> names,
                              size_t numRequired);
 
+/// The entry of `dict` under `key`, compared as Python compares keys;
+/// null when there is none.
+std::pair<Ref, Ref> *findEntry(const DictObject &dict, const Ref &key);
 /// Sets `dict[key] = value` in place, as Python does; false after an error
 /// at `loc` (a key that can change, a cycle, too deep a value).
 bool setDictItem(Evaluator &eval, const DictObject &dict, const Ref &key,

@@ -366,13 +366,13 @@ Ref Evaluator::getAttribute(const Ref &value, StringRef attr, SMLoc loc) {
 
 /// Whether `attr` of `value` is a method that changes it in place.
 static bool isChangingMethod(const Object &value, StringRef attr) {
-  if (auto *tuple = llvm::dyn_cast<TupleObject>(&value))
-    return tuple->isList &&
-           llvm::is_contained({"append", "extend", "insert", "pop", "remove",
-                               "clear", "reverse"},
-                              attr);
-  return llvm::isa<DictObject>(value) &&
-         llvm::is_contained({"update", "setdefault", "pop", "clear"}, attr);
+  if (!isChangeable(value))
+    return false;
+  if (llvm::isa<DictObject>(value))
+    return llvm::is_contained({"update", "setdefault", "pop", "clear"}, attr);
+  return llvm::is_contained(
+      {"append", "extend", "insert", "pop", "remove", "clear", "reverse"},
+      attr);
 }
 
 Ref Evaluator::evalAttribute(const AttributeExpr &expr) {
@@ -500,15 +500,6 @@ Ref Evaluator::evalCompare(const CompareExpr &expr) {
 // Subscripts
 //===----------------------------------------------------------------------===//
 
-/// A Python index into a sequence of `size` elements.
-static std::optional<int64_t> normalizeIndex(int64_t index, int64_t size) {
-  if (index < 0)
-    index += size;
-  if (index < 0 || index >= size)
-    return std::nullopt;
-  return index;
-}
-
 Ref Evaluator::subscriptBuffer(
     const std::shared_ptr<const BufferObject> &buffer,
     const std::vector<Ref> &indices, const std::vector<SMLoc> &locs,
@@ -552,15 +543,20 @@ Ref Evaluator::subscriptBuffer(
   return access;
 }
 
+const BufferObject *Evaluator::lookupVariable(const Expr &expr) {
+  auto *name = llvm::dyn_cast<NameExpr>(&expr);
+  Scope::Binding *binding = name ? scope->lookup(name->name) : nullptr;
+  auto *buffer =
+      binding ? llvm::dyn_cast<BufferObject>(binding->value.get()) : nullptr;
+  return buffer && buffer->isVar ? buffer : nullptr;
+}
+
 Ref Evaluator::evalSubscript(const SubscriptExpr &expr, Ref base) {
   // A variable's name reads its value; catch `v[0]` before that.
-  if (auto *name = llvm::dyn_cast<NameExpr>(expr.value.get()))
-    if (Scope::Binding *binding = scope->lookup(name->name))
-      if (auto *buffer = llvm::dyn_cast<BufferObject>(binding->value.get());
-          buffer && buffer->isVar)
-        return error(expr.getLoc(), "'" + buffer->name +
-                                        "' is a T.alloc_var variable; use "
-                                        "its name without an index");
+  if (const BufferObject *variable = lookupVariable(*expr.value))
+    return error(expr.getLoc(), "'" + variable->name +
+                                    "' is a T.alloc_var variable; use its "
+                                    "name without an index");
   if (!base)
     base = eval(*expr.value);
   if (isPoison(base))
@@ -709,9 +705,8 @@ Ref Evaluator::evalSubscript(const SubscriptExpr &expr, Ref base) {
   }
   if (auto *dict = llvm::dyn_cast<DictObject>(base.get())) {
     Ref key = load(eval(indexExpr), indexExpr.getLoc());
-    for (const auto &entry : dict->entries)
-      if (constEquals(entry.first, key).value_or(false))
-        return entry.second;
+    if (std::pair<Ref, Ref> *entry = findEntry(*dict, key))
+      return entry->second;
     return error(indexExpr.getLoc(), "key " + repr(*key) +
                                          " is not in the "
                                          "dict");

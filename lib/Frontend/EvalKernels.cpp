@@ -147,8 +147,7 @@ void Evaluator::emitPrimFunc(const FunctionObject &function, StringRef name,
     KernelParam kernelParam;
     kernelParam.name = param.name;
     kernelParam.loc = param.loc;
-    if (param.kind == Parameter::Kind::VarPositional ||
-        param.kind == Parameter::Kind::VarKeyword) {
+    if (param.collects()) {
       error(param.loc, "a T.prim_func takes one tensor or scalar per "
                        "parameter; '" +
                            param.name +
@@ -299,8 +298,7 @@ void Evaluator::emitEagerKernel(const FunctionObject &function, SMLoc loc) {
   // Parameters take -D values or defaults; the rest are tensors that the
   // body annotates.
   for (auto [i, param] : llvm::enumerate(def.params)) {
-    if (param.kind == Parameter::Kind::VarPositional ||
-        param.kind == Parameter::Kind::VarKeyword) {
+    if (param.collects()) {
       Ref empty = param.kind == Parameter::Kind::VarPositional
                       ? tuple({})
                       : Ref(std::make_shared<DictObject>(

@@ -200,9 +200,6 @@ Ref Evaluator::hostOperation(const Ref &lhs, const Ref &rhs) {
 
 Ref Evaluator::unsupportedOperands(BinaryOp op, const Ref &lhs, const Ref &rhs,
                                    SMLoc at) {
-  for (const Ref &operand : {lhs, rhs})
-    if (auto *host = llvm::dyn_cast<HostObject>(operand.get()))
-      return hostValueError(*host, at);
   std::string hint;
   for (const Ref &operand : {lhs, rhs})
     if (auto *buffer = llvm::dyn_cast<BufferObject>(operand.get()))

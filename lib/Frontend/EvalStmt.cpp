@@ -15,12 +15,6 @@ using namespace tilec::frontend;
 using llvm::SMLoc;
 using llvm::StringRef;
 
-/// Whether `value` is a list or a dict, which change in place.
-static bool isChangeable(const Object &value) {
-  auto *tuple = llvm::dyn_cast<TupleObject>(&value);
-  return (tuple && tuple->isList) || llvm::isa<DictObject>(value);
-}
-
 //===----------------------------------------------------------------------===//
 // Statements
 //===----------------------------------------------------------------------===//
@@ -601,8 +595,10 @@ void Evaluator::execRaise(const RaiseStmt &stmt) {
 
 void Evaluator::execImport(const ImportStmt &stmt) {
   auto tilelang = namespaces.makeTilelang();
-  // The top-level module of a dotted name: the tilelang package, or one of
-  // the Python modules .tile code may use.
+  // The top-level module of a dotted name: the tilelang package, one of
+  // the Python modules .tile code may use, or else a module of the host
+  // program, which binds a host value: an error only where a kernel needs
+  // it.
   auto root = [&](StringRef name) -> Ref {
     if (name == "tilelang")
       return tilelang;
@@ -616,36 +612,32 @@ void Evaluator::execImport(const ImportStmt &stmt) {
       return namespaces.functools;
     if (name == "torch")
       return namespaces.torch;
-    return nullptr;
+    return std::make_shared<HostObject>(name.str());
   };
-  // Resolves a dotted module name. Modules tilec does not model belong to
-  // the host program: importing one binds a host value, which is an error
-  // only where the kernel needs it.
+  // Whether `name` of module (or host value) `from` is the host program's,
+  // which getAttribute then gives as a host value.
+  auto isHostMember = [](const Ref &from, StringRef name) {
+    auto *mod = llvm::dyn_cast<ModuleObject>(from.get());
+    return !mod || (!mod->members.count(name.str()) && isHostName(*mod, name));
+  };
+  // Resolves a dotted module name.
   auto resolve = [&](StringRef dotted, SMLoc loc) -> Ref {
     llvm::SmallVector<StringRef> parts;
     dotted.split(parts, '.');
     Ref current = root(parts.front());
-    if (!current)
-      current = std::make_shared<HostObject>(parts.front().str());
     for (StringRef part : llvm::drop_begin(parts)) {
-      if (auto *host = llvm::dyn_cast<HostObject>(current.get())) {
-        current =
-            std::make_shared<HostObject>(host->description + "." + part.str());
+      if (isHostMember(current, part)) {
+        current = getAttribute(current, part, loc);
         continue;
       }
       auto *mod = llvm::cast<ModuleObject>(current.get());
       auto it = mod->members.find(part.str());
-      if (it != mod->members.end() && llvm::isa<ModuleObject>(*it->second)) {
-        current = it->second;
-        continue;
+      if (it == mod->members.end() || !llvm::isa<ModuleObject>(*it->second)) {
+        error(loc, "module '" + mod->name + "' has no submodule '" + part +
+                       "' in tilec");
+        return nullptr;
       }
-      if (it == mod->members.end() && isHostName(*mod, part)) {
-        current = std::make_shared<HostObject>(mod->name + "." + part.str());
-        continue;
-      }
-      error(loc, "module '" + mod->name + "' has no submodule '" + part +
-                     "' in tilec");
-      return nullptr;
+      current = it->second;
     }
     return current;
   };
@@ -660,43 +652,31 @@ void Evaluator::execImport(const ImportStmt &stmt) {
         continue;
       }
       StringRef top = StringRef(alias.name).split('.').first;
-      Ref topModule = root(top);
-      assignName(top.str(),
-                 topModule ? topModule
-                           : std::make_shared<HostObject>(top.str()),
-                 alias.loc);
+      assignName(top.str(), root(top), alias.loc);
     }
     return;
   }
   Ref from = resolve(stmt.fromModule, stmt.getLoc());
   if (!from)
     return;
-  if (auto *host = llvm::dyn_cast<HostObject>(from.get())) {
-    // `from argparse import ArgumentParser`; `import *` binds nothing.
-    for (const ImportStmt::Alias &alias : stmt.names)
-      if (alias.name != "*")
-        assignName(
-            alias.asName.empty() ? alias.name : alias.asName,
-            std::make_shared<HostObject>(host->description + "." + alias.name),
-            alias.loc);
-    return;
-  }
-  auto *mod = llvm::cast<ModuleObject>(from.get());
+  auto *mod = llvm::dyn_cast<ModuleObject>(from.get());
   for (const ImportStmt::Alias &alias : stmt.names) {
-    // `from M import *`: the public names of M.
+    // `from M import *`: the public names of M; of a host module, none.
     if (alias.name == "*") {
+      if (!mod)
+        continue;
       for (const auto &[name, value] : mod->members)
         if (!StringRef(name).starts_with("_"))
           assignName(name, value, alias.loc);
       continue;
     }
-    auto it = mod->members.find(alias.name);
-    if (it == mod->members.end() && isHostName(*mod, alias.name)) {
+    // `from argparse import ArgumentParser`.
+    if (isHostMember(from, alias.name)) {
       assignName(alias.asName.empty() ? alias.name : alias.asName,
-                 std::make_shared<HostObject>(mod->name + "." + alias.name),
-                 alias.loc);
+                 getAttribute(from, alias.name, alias.loc), alias.loc);
       continue;
     }
+    auto it = mod->members.find(alias.name);
     if (it == mod->members.end()) {
       std::vector<std::string> candidates;
       for (const auto &member : mod->members)
@@ -880,19 +860,17 @@ void Evaluator::assign(const Expr &target, const Ref &value, SMLoc loc) {
     }
     // `first, *rest = items`: the starred target takes a list of what the
     // others leave.
-    auto star = llvm::find_if(elements, [](const ExprPtr &element) {
+    auto isStarred = [](const ExprPtr &element) {
       return llvm::isa<StarredExpr>(*element);
-    });
+    };
+    if (llvm::count_if(elements, isStarred) > 1) {
+      error(loc, "an assignment takes one starred target");
+      return;
+    }
+    auto star = llvm::find_if(elements, isStarred);
     if (star != elements.end()) {
       size_t before = star - elements.begin();
       size_t after = elements.end() - star - 1;
-      if (llvm::any_of(llvm::make_range(std::next(star), elements.end()),
-                       [](const ExprPtr &element) {
-                         return llvm::isa<StarredExpr>(*element);
-                       })) {
-        error(loc, "an assignment takes one starred target");
-        return;
-      }
       const std::vector<Ref> &items = sequence->elements;
       if (items.size() < before + after) {
         error(loc, "expected at least " + llvm::Twine(before + after) +
@@ -952,11 +930,8 @@ void Evaluator::assign(const Expr &target, const Ref &value, SMLoc loc) {
 Ref Evaluator::evalSubscriptBase(const SubscriptExpr &target) {
   // A T.alloc_var's name reads its value: leave it to evalSubscript, which
   // reports the index.
-  if (auto *name = llvm::dyn_cast<NameExpr>(target.value.get()))
-    if (Scope::Binding *binding = scope->lookup(name->name))
-      if (auto *buffer = llvm::dyn_cast<BufferObject>(binding->value.get());
-          buffer && buffer->isVar)
-        return nullptr;
+  if (lookupVariable(*target.value))
+    return nullptr;
   return eval(*target.value);
 }
 
@@ -975,10 +950,7 @@ std::optional<bool> Evaluator::assignItem(const SubscriptExpr &target,
   }
   const Expr &indexExpr = *target.indices[0];
   Ref index = load(eval(indexExpr), indexExpr.getLoc());
-  Ref item = value;
-  if (auto *access = llvm::dyn_cast<AccessObject>(item.get());
-      access && access->isElement())
-    item = load(item, loc);
+  Ref item = load(value, loc);
   if (isPoison(index) || isPoison(item))
     return false;
   if (auto *dict = llvm::dyn_cast<DictObject>(base.get()))
@@ -986,7 +958,8 @@ std::optional<bool> Evaluator::assignItem(const SubscriptExpr &target,
   auto &elements = llvm::cast<TupleObject>(*base).elements;
   std::optional<int64_t> i = getConstInt(index);
   int64_t size = elements.size();
-  if (!i || *i < -size || *i >= size) {
+  std::optional<int64_t> position = i ? normalizeIndex(*i, size) : std::nullopt;
+  if (!position) {
     error(indexExpr.getLoc(),
           i ? "list index " + llvm::Twine(*i) + " out of range (size " +
                   llvm::Twine(size) + ")"
@@ -995,7 +968,7 @@ std::optional<bool> Evaluator::assignItem(const SubscriptExpr &target,
   }
   if (!prepareChange(*base, {item}, loc))
     return false;
-  elements[*i < 0 ? *i + size : *i] = item;
+  elements[*position] = item;
   return true;
 }
 

@@ -112,22 +112,18 @@ Ref Evaluator::hostValueError(const HostObject &host, SMLoc loc) {
 
 bool Evaluator::prepareChange(const Object &container,
                               llvm::ArrayRef<Ref> added, SMLoc loc) {
-  bool contained = false;
-  size_t size = 0;
-  if (auto *tuple = llvm::dyn_cast<TupleObject>(&container)) {
-    contained = tuple->contained;
-    size = tuple->elements.size();
-  } else if (auto *dict = llvm::dyn_cast<DictObject>(&container)) {
-    contained = dict->contained;
-    size = dict->entries.size();
-  }
+  Nesting &nesting = *getNesting(container);
+  bool contained = nesting.contained;
+  size_t size = llvm::isa<DictObject>(container)
+                    ? llvm::cast<DictObject>(container).entries.size()
+                    : llvm::cast<TupleObject>(container).elements.size();
   if (size + added.size() > kMaxSequenceLength) {
     error(loc, "this change makes a " + getTypeName(container) +
                    " of more than " + llvm::Twine(kMaxSequenceLength) +
                    " items");
     return false;
   }
-  unsigned depth = getNestingDepth(container);
+  unsigned depth = nesting.depth;
   unsigned newDepth = depth;
   for (const Ref &item : added) {
     newDepth = std::max(newDepth, getNestingDepth(*item) + 1);
@@ -173,10 +169,7 @@ bool Evaluator::prepareChange(const Object &container,
     containedGrowth += newDepth - depth;
   for (const Ref &item : added)
     markContained(*item);
-  if (auto *tuple = llvm::dyn_cast<TupleObject>(&container))
-    tuple->depth = newDepth;
-  else if (auto *dict = llvm::dyn_cast<DictObject>(&container))
-    dict->depth = newDepth;
+  nesting.depth = newDepth;
   return true;
 }
 

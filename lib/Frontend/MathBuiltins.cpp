@@ -246,18 +246,17 @@ void tilec::frontend::addMathBuiltins(ModuleObject &language,
             bindArgs(eval, call, "T.clamp", {"x", "lo", "hi"}, 3);
         if (!args)
           return poison();
-        CallArgs lower;
-        lower.loc = call.loc;
-        lower.args = {(*args)[0], (*args)[1]};
-        lower.argLocs = {args->loc(0), args->loc(1)};
-        Ref raised = minMax(true, "T.clamp")(eval, lower);
+        auto bound = [&](bool isMax, Ref value, size_t limit) {
+          CallArgs pair;
+          pair.loc = call.loc;
+          pair.args = {std::move(value), (*args)[limit]};
+          pair.argLocs = {args->loc(0), args->loc(limit)};
+          return minMax(isMax, "T.clamp")(eval, pair);
+        };
+        Ref raised = bound(/*isMax=*/true, (*args)[0], 1);
         if (isPoison(raised))
           return raised;
-        CallArgs upper;
-        upper.loc = call.loc;
-        upper.args = {raised, (*args)[2]};
-        upper.argLocs = {args->loc(0), args->loc(2)};
-        return minMax(false, "T.clamp")(eval, upper);
+        return bound(/*isMax=*/false, raised, 2);
       });
   // TVM's T.floordiv(a, b) and T.floormod(a, b): Python's // and %.
   for (auto [name, op] : {std::pair("floordiv", BinaryOp::FloorDiv),
@@ -310,32 +309,25 @@ void tilec::frontend::addMathBuiltins(ModuleObject &language,
                                               dtype->name);
         return floating(std::numeric_limits<double>::infinity());
       });
-  m["cast"] =
-      builtin("T.cast", [](Evaluator &eval, const CallArgs &call) -> Ref {
-        std::optional<Args> args =
-            bindArgs(eval, call, "T.cast", {"x", "dtype"}, 2);
-        if (!args)
-          return poison();
-        std::optional<DType> dtype =
-            eval.getDType((*args)[1], args->loc(1), "T.cast");
-        if (!dtype)
-          return poison();
-        return eval.cast((*args)[0], *dtype, args->loc(0));
-      });
-
-  // T.Cast(dtype, value): TVM's spelling, with the dtype first.
-  m["Cast"] =
-      builtin("T.Cast", [](Evaluator &eval, const CallArgs &call) -> Ref {
-        std::optional<Args> args =
-            bindArgs(eval, call, "T.Cast", {"dtype", "value"}, 2);
-        if (!args)
-          return poison();
-        std::optional<DType> dtype =
-            eval.getDType((*args)[0], args->loc(0), "T.Cast");
-        if (!dtype)
-          return poison();
-        return eval.cast((*args)[1], *dtype, args->loc(1));
-      });
+  // T.cast(x, dtype), and TVM's T.Cast(dtype, value) with the dtype first.
+  auto castBuiltin = [](std::string name, bool dtypeFirst) {
+    return builtin(
+        name, [name, dtypeFirst](Evaluator &eval, const CallArgs &call) -> Ref {
+          std::optional<Args> args =
+              dtypeFirst ? bindArgs(eval, call, name, {"dtype", "value"}, 2)
+                         : bindArgs(eval, call, name, {"x", "dtype"}, 2);
+          if (!args)
+            return poison();
+          size_t dtypeIndex = dtypeFirst ? 0 : 1, valueIndex = 1 - dtypeIndex;
+          std::optional<DType> dtype =
+              eval.getDType((*args)[dtypeIndex], args->loc(dtypeIndex), name);
+          if (!dtype)
+            return poison();
+          return eval.cast((*args)[valueIndex], *dtype, args->loc(valueIndex));
+        });
+  };
+  m["cast"] = castBuiltin("T.cast", /*dtypeFirst=*/false);
+  m["Cast"] = castBuiltin("T.Cast", /*dtypeFirst=*/true);
 
   // T.reinterpret(dtype, value): the bits of a run-time value as another
   // type of the same width.

@@ -176,22 +176,16 @@ static std::optional<size_t> listPosition(Evaluator &eval, const Args &args,
       constIntArg(eval, args[i], args.loc(i), method);
   if (!position)
     return std::nullopt;
-  int64_t p = *position < 0 ? *position + int64_t(size) : *position;
-  if (insert)
+  if (insert) {
+    int64_t p = *position < 0 ? *position + int64_t(size) : *position;
     return size_t(std::clamp<int64_t>(p, 0, size));
-  if (p < 0 || p >= int64_t(size)) {
+  }
+  std::optional<int64_t> p = normalizeIndex(*position, size);
+  if (!p) {
     eval.error(args.loc(i), method + " index out of range");
     return std::nullopt;
   }
-  return size_t(p);
-}
-
-/// What a list holds for argument `value`: an element of a buffer is read.
-static Ref itemValue(Evaluator &eval, const Ref &value, SMLoc loc) {
-  if (auto *access = llvm::dyn_cast<AccessObject>(value.get());
-      access && access->isElement())
-    return eval.load(value, loc);
-  return value;
+  return size_t(*p);
 }
 
 static Ref listMethod(const Ref &self, StringRef attr) {
@@ -201,7 +195,7 @@ static Ref listMethod(const Ref &self, StringRef attr) {
   if (attr == "append")
     return bind(self, "list.append", {"object"}, 1,
                 [list](Evaluator &eval, const Ref &self, const Args &args) {
-                  Ref item = itemValue(eval, args[0], args.loc(0));
+                  Ref item = eval.load(args[0], args.loc(0));
                   if (isPoison(item) ||
                       !eval.prepareChange(*self, {item}, args.loc(0)))
                     return poison();
@@ -224,7 +218,7 @@ static Ref listMethod(const Ref &self, StringRef attr) {
                   auto &elements = list(self).elements;
                   std::optional<size_t> at = listPosition(
                       eval, args, 0, elements.size(), true, "list.insert");
-                  Ref item = itemValue(eval, args[1], args.loc(1));
+                  Ref item = eval.load(args[1], args.loc(1));
                   if (!at || isPoison(item) ||
                       !eval.prepareChange(*self, {item}, args.loc(1)))
                     return poison();
@@ -278,8 +272,8 @@ static Ref listMethod(const Ref &self, StringRef attr) {
   return nullptr;
 }
 
-/// The entry of `dict` under `key`, if any.
-static std::pair<Ref, Ref> *findEntry(const DictObject &dict, const Ref &key) {
+std::pair<Ref, Ref> *tilec::frontend::findEntry(const DictObject &dict,
+                                                const Ref &key) {
   for (auto &entry : dict.entries)
     if (constEquals(entry.first, key).value_or(false))
       return &entry;
@@ -288,8 +282,7 @@ static std::pair<Ref, Ref> *findEntry(const DictObject &dict, const Ref &key) {
 
 bool tilec::frontend::setDictItem(Evaluator &eval, const DictObject &dict,
                                   const Ref &key, const Ref &value, SMLoc loc) {
-  if (llvm::isa<DictObject>(*key) ||
-      (llvm::isa<TupleObject>(*key) && llvm::cast<TupleObject>(*key).isList)) {
+  if (isChangeable(*key)) {
     eval.error(loc, "a " + getTypeName(*key) +
                         " cannot be a dict key: it can change");
     return false;
@@ -308,10 +301,9 @@ static Ref dictMethod(const Ref &self, StringRef attr) {
   if (attr == "get")
     return bind(self, "dict.get", {"key", "default"}, 1,
                 [](Evaluator &, const Ref &self, const Args &args) -> Ref {
-                  for (const auto &entry :
-                       llvm::cast<DictObject>(*self).entries)
-                    if (constEquals(entry.first, args[0]).value_or(false))
-                      return entry.second;
+                  if (std::pair<Ref, Ref> *entry =
+                          findEntry(llvm::cast<DictObject>(*self), args[0]))
+                    return entry->second;
                   return args.has(1) ? args[1] : none();
                 });
   if (attr == "update")
@@ -353,12 +345,11 @@ static Ref dictMethod(const Ref &self, StringRef attr) {
   if (attr == "pop")
     return bind(self, "dict.pop", {"key", "default"}, 1,
                 [](Evaluator &eval, const Ref &self, const Args &args) -> Ref {
-                  auto &entries = llvm::cast<DictObject>(*self).entries;
-                  for (auto it = entries.begin(); it != entries.end(); ++it) {
-                    if (!constEquals(it->first, args[0]).value_or(false))
-                      continue;
-                    Ref value = it->second;
-                    entries.erase(it);
+                  const auto &dict = llvm::cast<DictObject>(*self);
+                  if (std::pair<Ref, Ref> *entry = findEntry(dict, args[0])) {
+                    Ref value = entry->second;
+                    dict.entries.erase(dict.entries.begin() +
+                                       (entry - dict.entries.data()));
                     return value;
                   }
                   if (args.has(1))

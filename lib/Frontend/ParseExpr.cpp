@@ -14,19 +14,11 @@ using llvm::StringRef;
 
 ExprPtr Parser::parseTestList(bool allowStar) {
   SMLoc loc = peek().loc;
-  auto parseElement = [&] { return parseStarredOrTest(); };
-  bool starred = at(TokenKind::star);
-  ExprPtr first = parseElement();
+  ExprPtr first = parseStarredOrTest();
   if (!first)
     return nullptr;
-  if (!at(TokenKind::comma)) {
-    if (starred) {
-      emitError(loc, "a starred expression stands only in a tuple, a list "
-                     "or a call's arguments: add a comma ('*rest,')");
-      return nullptr;
-    }
-    return first;
-  }
+  if (!at(TokenKind::comma))
+    return rejectLoneStarred(std::move(first));
   std::vector<ExprPtr> elements;
   elements.push_back(std::move(first));
   while (consumeIf(TokenKind::comma)) {
@@ -34,7 +26,7 @@ ExprPtr Parser::parseTestList(bool allowStar) {
     if (at(TokenKind::newline) || at(TokenKind::equal) || at(TokenKind::eof) ||
         at(TokenKind::r_paren) || at(TokenKind::semi) || at(TokenKind::colon))
       break;
-    ExprPtr element = parseElement();
+    ExprPtr element = parseStarredOrTest();
     if (!element)
       return nullptr;
     elements.push_back(std::move(element));
@@ -51,6 +43,15 @@ ExprPtr Parser::parseStarredOrTest() {
   if (!value)
     return nullptr;
   return checkHeight(std::make_unique<StarredExpr>(starLoc, std::move(value)));
+}
+
+ExprPtr Parser::rejectLoneStarred(ExprPtr expr) {
+  if (!llvm::isa<StarredExpr>(*expr))
+    return expr;
+  emitError(expr->getLoc(), "a starred expression stands only in a tuple, a "
+                            "list or a call's arguments: add a comma "
+                            "('*rest,')");
+  return nullptr;
 }
 
 ExprPtr Parser::parseTest() {
@@ -459,16 +460,11 @@ ExprPtr Parser::parseParenthesized() {
   SMLoc loc = consume().loc;
   if (consumeIf(TokenKind::r_paren))
     return std::make_unique<TupleExpr>(loc, std::vector<ExprPtr>());
-  bool starred = at(TokenKind::star);
   ExprPtr first = parseStarredOrTest();
+  if (first && !at(TokenKind::comma))
+    first = rejectLoneStarred(std::move(first));
   if (!first)
     return nullptr;
-  if (starred && !at(TokenKind::comma)) {
-    emitError(first->getLoc(), "a starred expression stands only in a "
-                               "tuple, a list or a call's arguments: add a "
-                               "comma ('*rest,')");
-    return nullptr;
-  }
   if (at(TokenKind::kw_for)) {
     ExprPtr generator = parseComprehension(
         loc, ComprehensionExpr::Form::Generator, std::move(first), nullptr);
@@ -497,11 +493,11 @@ ExprPtr Parser::parseListDisplay() {
   SMLoc loc = consume().loc;
   std::vector<ExprPtr> elements;
   while (!at(TokenKind::r_square)) {
-    bool starred = at(TokenKind::star);
     ExprPtr element = parseStarredOrTest();
     if (!element)
       return nullptr;
-    if (at(TokenKind::kw_for) && elements.empty() && !starred) {
+    if (at(TokenKind::kw_for) && elements.empty() &&
+        !llvm::isa<StarredExpr>(*element)) {
       ExprPtr list = parseComprehension(loc, ComprehensionExpr::Form::List,
                                         std::move(element), nullptr);
       if (!list || !expect(TokenKind::r_square, "']'"))

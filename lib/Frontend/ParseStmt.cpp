@@ -413,8 +413,7 @@ bool Parser::parseParameters(TokenKind closer, bool annotations,
       if (!param.annotation)
         return false;
     }
-    if (at(TokenKind::equal) &&
-        (kind == Kind::VarPositional || kind == Kind::VarKeyword)) {
+    if (at(TokenKind::equal) && param.collects()) {
       emitError(peek().loc,
                 "'" + param.name + "' collects arguments and takes no default");
       return false;

@@ -145,12 +145,22 @@ llvm::ArrayRef<StringRef> tilec::frontend::getDTypeNames() {
   return names;
 }
 
-unsigned tilec::frontend::getNestingDepth(const Object &object) {
+Nesting *tilec::frontend::getNesting(const Object &object) {
   if (auto *tuple = llvm::dyn_cast<TupleObject>(&object))
-    return tuple->depth;
+    return &tuple->nesting;
   if (auto *dict = llvm::dyn_cast<DictObject>(&object))
-    return dict->depth;
-  return 0;
+    return &dict->nesting;
+  return nullptr;
+}
+
+unsigned tilec::frontend::getNestingDepth(const Object &object) {
+  const Nesting *nesting = getNesting(object);
+  return nesting ? nesting->depth : 0;
+}
+
+bool tilec::frontend::isChangeable(const Object &value) {
+  auto *tuple = llvm::dyn_cast<TupleObject>(&value);
+  return (tuple && tuple->isList) || llvm::isa<DictObject>(value);
 }
 
 bool tilec::frontend::isHostName(const ModuleObject &mod, StringRef name) {
@@ -169,10 +179,8 @@ bool tilec::frontend::isHostName(const ModuleObject &mod, StringRef name) {
 }
 
 void tilec::frontend::markContained(const Object &object) {
-  if (auto *tuple = llvm::dyn_cast<TupleObject>(&object))
-    tuple->contained = true;
-  else if (auto *dict = llvm::dyn_cast<DictObject>(&object))
-    dict->contained = true;
+  if (Nesting *nesting = getNesting(object))
+    nesting->contained = true;
 }
 
 StringRef tilec::frontend::getTypeName(const Object &object) {

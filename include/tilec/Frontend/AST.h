@@ -506,6 +506,11 @@ struct Parameter {
   Kind kind = Kind::Positional;
   ExprPtr annotation;   // may be null
   ExprPtr defaultValue; // may be null
+
+  /// Whether the parameter collects arguments: `*args` or `**kwargs`.
+  bool collects() const {
+    return kind == Kind::VarPositional || kind == Kind::VarKeyword;
+  }
 };
 
 class FunctionDefStmt : public StmtBase<Stmt::Kind::FunctionDef> {

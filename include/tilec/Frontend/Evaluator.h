@@ -270,6 +270,9 @@ private:
   Ref evalName(const NameExpr &expr);
   Ref evalAttribute(const AttributeExpr &expr);
   Ref evalCall(const CallExpr &expr);
+  /// The T.alloc_var variable that `expr`, a name, refers to; null for any
+  /// other expression or value.
+  const BufferObject *lookupVariable(const Expr &expr);
   /// The base of an assignment's subscript `target`, evaluated once; null
   /// for a T.alloc_var, whose name alone reads it.
   Ref evalSubscriptBase(const SubscriptExpr &target);

@@ -80,6 +80,9 @@ private:
   /// `*value` (an element of a tuple or list, unpacked or gathered), or a
   /// test.
   ExprPtr parseStarredOrTest();
+  /// `expr`, or null after reporting that a starred expression stands
+  /// alone, outside a tuple, a list or a call's arguments.
+  ExprPtr rejectLoneStarred(ExprPtr expr);
   /// `operand (keyword operand)*`, one BoolOpExpr when the keyword occurs.
   ExprPtr parseBoolOp(TokenKind keyword, BoolOp op,
                       ExprPtr (Parser::*parseOperand)());

@@ -126,12 +126,26 @@ struct StrObject : ObjectBase<Object::Kind::Str> {
   std::string value;
 };
 
+/// What a tuple, list or dict records of its nesting. Lists and dicts change
+/// in place, so both fields may change after the value is made.
+struct Nesting {
+  /// How deep tuples, lists and dicts nest in the value: 1 for a tuple of
+  /// numbers.
+  unsigned depth = 1;
+  /// Whether another value holds it, whose depth then no longer follows
+  /// this one's when it changes.
+  bool contained = false;
+};
+
+/// The nesting that `object` records if it is a tuple, a list or a dict;
+/// null otherwise.
+Nesting *getNesting(const Object &object);
 /// How deep tuples, lists and dicts nest in `object`: 0 for any other
 /// value, 1 for a tuple of numbers. Comparing, printing and freeing a value
 /// recurses that deep.
 unsigned getNestingDepth(const Object &object);
-/// Notes that `object`, if a list or a dict, is now held by another value,
-/// whose depth no longer follows `object`'s when `object` changes.
+/// Notes that `object`, if a tuple, a list or a dict, is now held by
+/// another value.
 void markContained(const Object &object);
 
 /// A tuple or a list. Lists change in place, as Python's do (append, item
@@ -140,14 +154,13 @@ struct TupleObject : ObjectBase<Object::Kind::Tuple> {
   TupleObject(std::vector<Ref> elements, bool isList)
       : elements(std::move(elements)), isList(isList) {
     for (const Ref &element : this->elements) {
-      depth = std::max(depth, getNestingDepth(*element) + 1);
+      nesting.depth = std::max(nesting.depth, getNestingDepth(*element) + 1);
       markContained(*element);
     }
   }
   mutable std::vector<Ref> elements;
   bool isList;
-  mutable unsigned depth = 1;
-  mutable bool contained = false;
+  mutable Nesting nesting;
 };
 
 /// A dict, which changes in place as a list does.
@@ -155,15 +168,17 @@ struct DictObject : ObjectBase<Object::Kind::Dict> {
   explicit DictObject(std::vector<std::pair<Ref, Ref>> entries)
       : entries(std::move(entries)) {
     for (const auto &[key, value] : this->entries) {
-      depth = std::max(
-          {depth, getNestingDepth(*key) + 1, getNestingDepth(*value) + 1});
+      nesting.depth = std::max({nesting.depth, getNestingDepth(*key) + 1,
+                                getNestingDepth(*value) + 1});
       markContained(*value);
     }
   }
   mutable std::vector<std::pair<Ref, Ref>> entries;
-  mutable unsigned depth = 1;
-  mutable bool contained = false;
+  mutable Nesting nesting;
 };
+
+/// Whether `value` is a list or a dict: a value that changes in place.
+bool isChangeable(const Object &value);
 
 struct DTypeObject : ObjectBase<Object::Kind::DType> {
   explicit DTypeObject(DType dtype) : dtype(std::move(dtype)) {}
@@ -362,6 +377,15 @@ inline bool isPoison(const Ref &value) {
 
 /// The value of a compile-time int (bools count), if `value` is one.
 std::optional<int64_t> getConstInt(const Ref &value);
+/// A Python index into a sequence of `size` elements: `index`, counted
+/// from the end if negative; std::nullopt when out of range.
+inline std::optional<int64_t> normalizeIndex(int64_t index, int64_t size) {
+  if (index < 0)
+    index += size;
+  if (index < 0 || index >= size)
+    return std::nullopt;
+  return index;
+}
 /// The value of a compile-time number, if `value` is one.
 std::optional<double> getConstNumber(const Ref &value);
 /// Whether `value` is a compile-time int, float or bool.
