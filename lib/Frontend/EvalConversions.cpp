@@ -11,6 +11,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/UB/IR/UBOps.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <cmath>
@@ -188,11 +189,16 @@ mlir::Value Evaluator::convert(mlir::Value value, const DType &from,
 
 mlir::Value Evaluator::materialize(const Ref &value, const DType &dtype,
                                    SMLoc at) {
-  if (auto *scalar = llvm::dyn_cast<ScalarObject>(value.get()))
-    return convert(scalar->value, scalar->dtype, dtype, at);
   mlir::Location loc = getLoc(at);
+  // Anything that is not a number (a host value, a buffer, a poisoned value)
+  // has been or is now diagnosed; a poison value keeps the IR well formed.
+  Ref scalar = toScalar(value, at);
+  if (isPoison(scalar))
+    return mlir::ub::PoisonOp::create(builder, loc, dtype.type);
+  if (auto *runtime = llvm::dyn_cast<ScalarObject>(scalar.get()))
+    return convert(runtime->value, runtime->dtype, dtype, at);
   if (dtype.isFloat()) {
-    std::optional<double> number = getConstNumber(value);
+    std::optional<double> number = getConstNumber(scalar);
     auto floatType = mlir::cast<mlir::FloatType>(dtype.type);
     llvm::APFloat apValue(*number);
     bool losesInfo;
@@ -201,12 +207,12 @@ mlir::Value Evaluator::materialize(const Ref &value, const DType &dtype,
     return arith::ConstantOp::create(builder, loc,
                                      builder.getFloatAttr(dtype.type, apValue));
   }
-  std::optional<int64_t> integerValue = getConstInt(value);
+  std::optional<int64_t> integerValue = getConstInt(scalar);
   if (!integerValue) {
-    double number = *getConstNumber(value);
+    double number = *getConstNumber(scalar);
     error(at, "cannot use the float " + formatFloat(number) + " as " +
                   dtype.name + "; convert it with T.cast");
-    integerValue = static_cast<int64_t>(number);
+    integerValue = 0;
   }
   if (dtype.isIndex())
     return arith::ConstantIndexOp::create(builder, loc, *integerValue);
