@@ -278,6 +278,8 @@ static mlir::LogicalResult prepare(const DriverOptions &options,
     compilation.targets.push_back(compile);
   }
   compilation.import.kernel = options.kernel;
+  compilation.import.fnuzFloat8 =
+      compilation.targets.front().target->vendor == TargetInfo::Vendor::AMD;
   if (std::optional<TypicalDevice> device =
           getTypicalDevice(*compilation.targets.front().target)) {
     compilation.import.multiprocessors = device->multiprocessors;

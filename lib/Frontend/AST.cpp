@@ -14,6 +14,7 @@
 #include <cstdlib>
 
 using namespace tilec::frontend;
+using llvm::SMLoc;
 using llvm::StringRef;
 
 void Expr::setHeightAbove(llvm::ArrayRef<const Expr *> children) {
@@ -104,6 +105,70 @@ StringRef tilec::frontend::spell(CompareOp op) {
 
 StringRef tilec::frontend::spell(BoolOp op) {
   return op == BoolOp::And ? "and" : "or";
+}
+
+static void
+collectTargetNames(const Expr &target,
+                   llvm::SmallVectorImpl<std::pair<StringRef, SMLoc>> &names) {
+  if (auto *name = llvm::dyn_cast<NameExpr>(&target))
+    names.push_back({name->name, name->getLoc()});
+  else if (auto *starred = llvm::dyn_cast<StarredExpr>(&target))
+    collectTargetNames(*starred->value, names);
+  else if (auto *tuple = llvm::dyn_cast<TupleExpr>(&target))
+    for (const ExprPtr &element : tuple->elements)
+      collectTargetNames(*element, names);
+  else if (auto *list = llvm::dyn_cast<ListExpr>(&target))
+    for (const ExprPtr &element : list->elements)
+      collectTargetNames(*element, names);
+}
+
+void tilec::frontend::collectBoundNames(
+    const Block &block,
+    llvm::SmallVectorImpl<std::pair<StringRef, SMLoc>> &names) {
+  for (const StmtPtr &stmt : block) {
+    if (auto *assign = llvm::dyn_cast<AssignStmt>(stmt.get())) {
+      for (const ExprPtr &target : assign->targets)
+        collectTargetNames(*target, names);
+    } else if (auto *aug = llvm::dyn_cast<AugAssignStmt>(stmt.get())) {
+      collectTargetNames(*aug->target, names);
+    } else if (auto *ann = llvm::dyn_cast<AnnAssignStmt>(stmt.get())) {
+      if (ann->value)
+        collectTargetNames(*ann->target, names);
+    } else if (auto *ifStmt = llvm::dyn_cast<IfStmt>(stmt.get())) {
+      collectBoundNames(ifStmt->then, names);
+      collectBoundNames(ifStmt->otherwise, names);
+    } else if (auto *forStmt = llvm::dyn_cast<ForStmt>(stmt.get())) {
+      collectTargetNames(*forStmt->target, names);
+      collectBoundNames(forStmt->body, names);
+    } else if (auto *whileStmt = llvm::dyn_cast<WhileStmt>(stmt.get())) {
+      collectBoundNames(whileStmt->body, names);
+    } else if (auto *with = llvm::dyn_cast<WithStmt>(stmt.get())) {
+      for (const WithItem &item : with->items)
+        if (item.target)
+          collectTargetNames(*item.target, names);
+      collectBoundNames(with->body, names);
+    } else if (auto *def = llvm::dyn_cast<FunctionDefStmt>(stmt.get())) {
+      names.push_back({def->name, def->nameLoc});
+    } else if (auto *cls = llvm::dyn_cast<ClassStmt>(stmt.get())) {
+      names.push_back({cls->name, cls->nameLoc});
+    } else if (auto *tryStmt = llvm::dyn_cast<TryStmt>(stmt.get())) {
+      collectBoundNames(tryStmt->body, names);
+      for (const TryStmt::Handler &handler : tryStmt->handlers)
+        collectBoundNames(handler.body, names);
+      collectBoundNames(tryStmt->orelse, names);
+      collectBoundNames(tryStmt->finally, names);
+    } else if (auto *import = llvm::dyn_cast<ImportStmt>(stmt.get())) {
+      for (const ImportStmt::Alias &alias : import->names) {
+        if (alias.name == "*")
+          continue;
+        StringRef bound = !alias.asName.empty() ? StringRef(alias.asName)
+                          : import->fromModule.empty()
+                              ? StringRef(alias.name).split('.').first
+                              : StringRef(alias.name);
+        names.push_back({bound, alias.loc});
+      }
+    }
+  }
 }
 
 std::string tilec::frontend::formatFloat(double value) {

@@ -61,6 +61,19 @@ static Ref useSwizzle(Evaluator &eval, const CallArgs &call) {
   return none();
 }
 
+/// T.disable_warp_group_reg_alloc() (and its older spelling
+/// T.no_set_max_nreg()): a warp-specialized kernel keeps the register budget
+/// of every thread as launched.
+static BuiltinObject::Handler keepRegisterBudget(llvm::StringRef name) {
+  return [name = name.str()](Evaluator &eval, const CallArgs &call) {
+    if (!bindArgs(eval, call, name, {}, 0) ||
+        !eval.requireKernel(call.loc, name))
+      return poison();
+    eval.getEmitter().emitKeepRegisterBudget();
+    return none();
+  };
+}
+
 static Ref annotateLayout(Evaluator &eval, const CallArgs &call) {
   std::optional<Args> args =
       bindArgs(eval, call, "T.annotate_layout", {"layout_map"}, 1);
@@ -126,6 +139,11 @@ void tilec::frontend::addAnnotationBuiltins(ModuleObject &language) {
   m["assume"] = builtin("T.assume", assume);
   m["use_swizzle"] = builtin("T.use_swizzle", useSwizzle);
   m["annotate_layout"] = builtin("T.annotate_layout", annotateLayout);
+  m["disable_warp_group_reg_alloc"] =
+      builtin("T.disable_warp_group_reg_alloc",
+              keepRegisterBudget("T.disable_warp_group_reg_alloc"));
+  m["no_set_max_nreg"] =
+      builtin("T.no_set_max_nreg", keepRegisterBudget("T.no_set_max_nreg"));
 }
 
 void tilec::frontend::addLayoutBuiltins(ModuleObject &layout) {

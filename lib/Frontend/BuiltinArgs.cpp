@@ -25,9 +25,12 @@ std::optional<Args> tilec::frontend::bindArgs(Evaluator &eval,
   values.assign(names.size(), nullptr);
   locs.assign(names.size(), call.loc);
   if (call.args.size() > names.size()) {
+    std::string most =
+        names.empty() ? std::string("no arguments")
+                      : "at most " + std::to_string(names.size()) +
+                            (names.size() == 1 ? " argument" : " arguments");
     eval.error(call.argLocs[names.size()],
-               function + "() takes at most " + llvm::Twine(names.size()) +
-                   " argument" + (names.size() == 1 ? "" : "s") + " (" +
+               function + "() takes " + most + " (" +
                    llvm::Twine(call.args.size()) + " given)");
     return std::nullopt;
   }

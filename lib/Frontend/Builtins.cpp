@@ -55,6 +55,10 @@ createTilelangModule(std::shared_ptr<ModuleObject> language) {
         return none();
       });
   tilelang->members["autotuner"] = autotuner;
+  auto transform = std::make_shared<ModuleObject>("tilelang.transform");
+  transform->members["simplify_prim_func"] =
+      decoratorOnly("tilelang.transform.simplify_prim_func");
+  tilelang->members["transform"] = transform;
   tilelang->members["set_autotune_inputs"] =
       autotuner->members["set_autotune_inputs"];
   addTilelangHelpers(*tilelang, *language);

@@ -37,7 +37,12 @@ Evaluator::Flow Evaluator::execStmt(const Stmt &stmt) {
     if (llvm::isa<StringExpr, IntExpr, FloatExpr, EllipsisExpr, NoneExpr>(
             exprStmt.value.get()))
       return Flow::Normal;
-    eval(*exprStmt.value);
+    Ref value = eval(*exprStmt.value);
+    // A call into the host program inside a kernel would otherwise vanish
+    // without a trace.
+    if (auto *host = llvm::dyn_cast<HostObject>(value.get());
+        host && inKernel())
+      hostValueError(*host, exprStmt.value->getLoc());
     return Flow::Normal;
   }
   case Stmt::Kind::Assign:
@@ -232,6 +237,17 @@ Evaluator::Flow Evaluator::execIf(const IfStmt &stmt) {
   if (known)
     return execBlock(*known ? stmt.then : stmt.otherwise);
   if (auto *host = llvm::dyn_cast<HostObject>(cond.get())) {
+    // At module level the host program decides, as with `if
+    // torch.version.hip:` choosing an import: what either branch binds is
+    // the host program's.
+    if (scope == moduleScope && !inFunction()) {
+      llvm::SmallVector<std::pair<StringRef, SMLoc>> names;
+      collectBoundNames(stmt.then, names);
+      collectBoundNames(stmt.otherwise, names);
+      for (auto [name, loc] : names)
+        assignName(name.str(), std::make_shared<HostObject>(name.str()), loc);
+      return Flow::Normal;
+    }
     hostValueError(*host, stmt.cond->getLoc());
     return Flow::Normal;
   }
@@ -544,6 +560,13 @@ void Evaluator::execAssert(const AssertStmt &stmt) {
   Ref cond = load(eval(*stmt.cond), stmt.cond->getLoc());
   if (isPoison(cond))
     return;
+  // A check of the host program's values is the host program's to make; a
+  // kernel that uses such a value is an error anyway.
+  if (llvm::isa<HostObject>(*cond)) {
+    emitRemark(stmt.cond->getLoc(), "this assert checks values of the host "
+                                    "program, which tilec does not run");
+    return;
+  }
   std::optional<bool> known = truth(cond, stmt.cond->getLoc());
   if (!known) {
     error(stmt.cond->getLoc(), "assert needs a condition known at compile "
@@ -796,6 +819,8 @@ void Evaluator::execFunctionDef(const FunctionDefStmt &stmt) {
       function->isPrimFunc = true;
     } else if (name == "T.macro") {
       function->isMacro = true;
+    } else if (name == "tilelang.transform.simplify_prim_func") {
+      // tilec simplifies every kernel it compiles.
     } else if (name == "tilelang.jit") {
       function->isJit = true;
       if (!called)
@@ -822,7 +847,8 @@ void Evaluator::execFunctionDef(const FunctionDefStmt &stmt) {
     } else {
       error(decorator->getLoc(), "decorator is not supported in .tile "
                                  "(supported: @T.prim_func, @T.macro, "
-                                 "@tilelang.jit, @autotune)");
+                                 "@tilelang.jit, @autotune, "
+                                 "@simplify_prim_func)");
     }
   }
   for (const Parameter &param : stmt.params)

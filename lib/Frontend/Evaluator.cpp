@@ -104,6 +104,10 @@ Ref Evaluator::checkNesting(Ref value, SMLoc loc) {
 }
 
 Ref Evaluator::hostValueError(const HostObject &host, SMLoc loc) {
+  if (isUnmodeledTilelangName(host.description))
+    return error(loc, "'" + host.description +
+                          "' is a part of TileLang that tilec does not "
+                          "provide; docs/language.md lists what it does");
   return error(loc, "'" + host.description +
                         "' belongs to the host program, which tilec does not "
                         "run; code that builds kernels can use only "
@@ -307,6 +311,7 @@ mlir::LogicalResult Evaluator::run(const Module &ast) {
   StringRef path = sourceMgr.getMemoryBuffer(bufferId)->getBufferIdentifier();
   moduleScope->set("__name__", string(llvm::sys::path::stem(path).str()),
                    /*regionDepth=*/0);
+  moduleScope->set("__file__", string(path.str()), /*regionDepth=*/0);
   execBlock(ast.body);
   if (!source.tooManyErrors())
     instantiateKernels(ast);

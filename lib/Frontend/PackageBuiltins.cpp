@@ -274,7 +274,13 @@ void tilec::frontend::addTvmModule(ModuleObject &tvm, ModuleObject &language) {
         castCall.keywordLocs.clear();
         return eval.call(cast, castCall, call.loc);
       });
+  // The TIR builtins kernels call by these names: T's.
+  tir->members["reinterpret"] = language.members["reinterpret"];
+  tir->members["Select"] = language.members["if_then_else"];
   tvm.members["tir"] = tir;
+  // tvm.tirx is the same module under the name newer TVMs give it.
+  tvm.members["tirx"] = tir;
+  tvm.members["DataType"] = language.members["dtype"];
 }
 
 void tilec::frontend::addTorchModule(ModuleObject &torch,
@@ -376,6 +382,33 @@ void tilec::frontend::addTilelangHelpers(ModuleObject &tilelang,
   auto carver = std::make_shared<ModuleObject>("tilelang.carver");
   carver->members["arch"] = arch;
   m["carver"] = carver;
+  // tilelang.language.fp8: the 8-bit float kinds of the target.
+  auto fp8 = std::make_shared<ModuleObject>("T.fp8");
+  fp8->members["determine_fp8_type"] = builtin(
+      "determine_fp8_type", [](Evaluator &eval, const CallArgs &call) -> Ref {
+        std::optional<Args> args =
+            bindArgs(eval, call, "determine_fp8_type", {"fp8_type"}, 0);
+        if (!args)
+          return poison();
+        std::string kind = "e4m3";
+        if (args->has(0)) {
+          auto *str = llvm::dyn_cast<StrObject>((*args)[0].get());
+          if (!str || (str->value != "e4m3" && str->value != "e5m2"))
+            return eval.error(args->loc(0),
+                              "determine_fp8_type takes \"e4m3\" or "
+                              "\"e5m2\"");
+          kind = str->value;
+        }
+        bool fnuz = eval.getOptions().fnuzFloat8;
+        std::string name = kind == "e4m3"
+                               ? (fnuz ? "float8_e4m3fnuz" : "float8_e4m3fn")
+                               : (fnuz ? "float8_e5m2fnuz" : "float8_e5m2");
+        eval.emitRemark(call.loc, "determine_fp8_type() is " + name +
+                                      ", the 8-bit float of the target");
+        return std::make_shared<DTypeObject>(
+            *lookupDType(name, eval.getContext()));
+      });
+  language.members["fp8"] = fp8;
   // Settings of TileLang's Python runtime, with nothing to set in tilec.
   auto runtimeSetting = [](std::string name) {
     return builtin(name, [](Evaluator &, const CallArgs &) { return none(); });

@@ -220,6 +220,14 @@ void TileEmitter::emitAssume(mlir::Value condition, SMLoc loc) {
   verifyNewOp(op);
 }
 
+void TileEmitter::emitKeepRegisterBudget() {
+  mlir::Operation *parent = builder.getInsertionBlock()->getParentOp();
+  auto kernel = llvm::dyn_cast<tile::KernelOp>(parent);
+  if (!kernel)
+    kernel = parent->getParentOfType<tile::KernelOp>();
+  kernel.setKeepRegisterBudget(true);
+}
+
 void TileEmitter::emitUseSwizzle(int64_t panelSize, tile::RasterOrder order,
                                  SMLoc loc) {
   auto op = tile::UseSwizzleOp::create(

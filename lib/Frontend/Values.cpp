@@ -171,11 +171,25 @@ bool tilec::frontend::isHostName(const ModuleObject &mod, StringRef name) {
       StringRef(mod.name).starts_with("tilelang.carver") ||
       mod.name == "tilelang.autotuner")
     return true;
+  // TileLang's own parts that tilec does not model: a use in code that
+  // builds kernels is an error (hostValueError says which).
+  if (mod.name == "T")
+    return llvm::is_contained({"dtypes", "ast", "tir", "proxy"}, name);
   return mod.name == "tilelang" &&
          llvm::is_contained({"profiler", "tools", "testing", "utils", "cuda",
                              "contrib", "engine", "cache", "env", "quantize",
-                             "intrinsics", "tileop"},
+                             "intrinsics", "tileop", "rocm", "TensorSupplyType",
+                             "DataType", "__version__", "__file__"},
                             name);
+}
+
+bool tilec::frontend::isUnmodeledTilelangName(StringRef description) {
+  auto [top, rest] = description.split('.');
+  StringRef part = rest.split('.').first.split('(').first;
+  if (top == "T")
+    return true;
+  return top == "tilelang" &&
+         llvm::is_contained({"rocm", "DataType", "tileop", "intrinsics"}, part);
 }
 
 void tilec::frontend::markContained(const Object &object) {

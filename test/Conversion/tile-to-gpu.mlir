@@ -198,6 +198,28 @@ func.func @roles(%a: memref<4xf32>) {
 
 // -----
 
+// T.disable_warp_group_reg_alloc() keeps the launch's register budgets.
+// CHECK-LABEL: func.func @kept_budget
+// CHECK: known_block_size = array<i32: 384, 1, 1>
+// CHECK-NOT: nvvm.setmaxregister
+// CHECK: nvvm.barrier id = %c1_i32 number_of_threads = %c256_i32
+func.func @kept_budget(%a: memref<4xf32>) {
+  %c1 = arith.constant 1 : index
+  tile.kernel blocks(%bx) in (%c1) threads(256) attributes {keep_register_budget} {
+    %c0 = arith.constant 0 : index
+    %one = arith.constant 1.0 : f32
+    tile.warp_specialize producer {
+      memref.store %one, %a[%c0] : memref<4xf32>
+    } consumer {
+      gpu.barrier
+      memref.store %one, %a[%c1] : memref<4xf32>
+    }
+  }
+  return
+}
+
+// -----
+
 // One consumer warpgroup has registers enough: no reallocation.
 // CHECK-LABEL: func.func @one_consumer
 // CHECK: known_block_size = array<i32: 256, 1, 1>

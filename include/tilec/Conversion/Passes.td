@@ -39,7 +39,8 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "mlir::ModuleOp"> {
     run the consumer region; block barriers there become `bar.sync 1` over
     the consumers only. With two consumer warpgroups or more, the producer
     lowers its register budget to 40 (`setmaxnreg`) and the consumers raise
-    theirs; the kernel is then marked for one block per multiprocessor.
+    theirs, unless the kernel has `keep_register_budget`; the kernel is then
+    marked for one block per multiprocessor.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::gpu::GPUDialect",

@@ -633,6 +633,13 @@ struct Module {
   Block body;
 };
 
+/// Appends the names that the statements of `block` bind where they run:
+/// assignment, loop and `with` targets, imports, functions and classes, in
+/// nested blocks too but not inside function or class bodies.
+void collectBoundNames(
+    const Block &block,
+    llvm::SmallVectorImpl<std::pair<llvm::StringRef, llvm::SMLoc>> &names);
+
 /// Formats a float the way Python's repr does (`0.5`, `1e-06`, `3.0`).
 std::string formatFloat(double value);
 

@@ -44,6 +44,9 @@ struct ImportOptions {
   /// that says which (0 when there is no such GPU).
   int64_t multiprocessors = 0;
   std::string multiprocessorsNote;
+  /// Whether the target's 8-bit floats are the fnuz kinds (AMD's), which
+  /// TileLang's determine_fp8_type() then answers.
+  bool fnuzFloat8 = false;
 };
 
 /// The modules .tile code reaches without defining them, made by the

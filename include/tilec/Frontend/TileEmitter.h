@@ -110,6 +110,8 @@ public:
   void emitAtomicAdd(mlir::Value value, mlir::Value dst,
                      mlir::ValueRange indices, llvm::SMLoc loc);
   void emitAssume(mlir::Value condition, llvm::SMLoc loc);
+  /// Marks the enclosing kernel to keep its threads' register budgets.
+  void emitKeepRegisterBudget();
   void emitUseSwizzle(int64_t panelSize, tile::RasterOrder order,
                       llvm::SMLoc loc);
   void emitAnnotateLayout(mlir::Value buffer, mlir::Attribute layout,

@@ -222,6 +222,10 @@ struct ModuleObject;
 /// testing...). Any other name missing from a module is an error.
 bool isHostName(const ModuleObject &mod, llvm::StringRef name);
 
+/// Whether a host value so described is a part of TileLang's kernel
+/// language that tilec does not provide, rather than the host program's.
+bool isUnmodeledTilelangName(llvm::StringRef description);
+
 class Evaluator;
 
 /// A call site as builtins see it.

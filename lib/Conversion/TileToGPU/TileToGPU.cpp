@@ -65,8 +65,10 @@ Type kernelArgType(Type type) {
 /// the producer; the others raise theirs and run the consumer code, whose
 /// block barriers become a named barrier over them alone. Register budgets
 /// are set where the block is two consumer warpgroups or more, whose
-/// threads are otherwise capped below what wgmma accumulators need.
-void lowerWarpSpecialize(WarpSpecializeOp split, int64_t consumers) {
+/// threads are otherwise capped below what wgmma accumulators need, unless
+/// the kernel asks to keep them.
+void lowerWarpSpecialize(WarpSpecializeOp split, int64_t consumers,
+                         bool keepRegisterBudget) {
   OpBuilder b(split);
   Location loc = split.getLoc();
   auto constant = [&](int64_t v) {
@@ -78,7 +80,7 @@ void lowerWarpSpecialize(WarpSpecializeOp split, int64_t consumers) {
                                            tid, constant(consumers));
   auto roles = scf::IfOp::create(b, loc, isProducer, /*withElseRegion=*/true);
   constexpr int64_t producerRegisters = 40;
-  bool reallocate = consumers >= 256;
+  bool reallocate = consumers >= 256 && !keepRegisterBudget;
   int64_t consumerRegisters = std::min<int64_t>(
       240, ((65536 - 128 * producerRegisters) / consumers) / 8 * 8);
   MLIRContext *context = b.getContext();
@@ -451,7 +453,8 @@ LogicalResult KernelOutliner::run() {
   }
 
   if (!split.empty())
-    lowerWarpSpecialize(split.front(), kernel.getThreads()[0]);
+    lowerWarpSpecialize(split.front(), kernel.getThreads()[0],
+                        kernel.getKeepRegisterBudget());
 
   // Memory: shared buffers in the dynamic pool, local ones on the stack.
   gpuFunc.walk([&](Operation *op) {

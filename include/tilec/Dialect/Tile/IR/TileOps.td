@@ -42,8 +42,14 @@ def Tile_KernelOp : Tile_Op<"kernel", [
       ...
     }
     ```
+
+    `keep_register_budget` (`T.disable_warp_group_reg_alloc()`) keeps every
+    thread's register budget where the launch put it when the kernel is
+    warp-specialized, instead of moving registers from the producer
+    warpgroup to the consumers.
   }];
-  let arguments = (ins Variadic<Index>:$grid, DenseI64ArrayAttr:$threads);
+  let arguments = (ins Variadic<Index>:$grid, DenseI64ArrayAttr:$threads,
+                       UnitAttr:$keep_register_budget);
   let regions = (region SizedRegion<1>:$body);
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
