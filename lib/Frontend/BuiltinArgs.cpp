@@ -137,8 +137,12 @@ tilec::frontend::iterate(Evaluator &eval, const Ref &value, SMLoc loc) {
   if (auto *sequence = llvm::dyn_cast<TupleObject>(value.get()))
     return sequence->elements;
   std::vector<Ref> items;
-  if (auto *str = llvm::dyn_cast<StrObject>(value.get())) {
-    for (char c : str->value)
+  // A dtype is its name, as TileLang's dtypes are strings.
+  if (llvm::isa<StrObject, DTypeObject>(*value)) {
+    auto *dtype = llvm::dyn_cast<DTypeObject>(value.get());
+    StringRef text = dtype ? StringRef(dtype->dtype.name)
+                           : StringRef(llvm::cast<StrObject>(*value).value);
+    for (char c : text)
       items.push_back(string(std::string(1, c)));
     return items;
   }

@@ -62,6 +62,7 @@ createTilelangModule(std::shared_ptr<ModuleObject> language) {
   tilelang->members["set_autotune_inputs"] =
       autotuner->members["set_autotune_inputs"];
   addTilelangHelpers(*tilelang, *language);
+  transform->members["PassConfigKey"] = tilelang->members["PassConfigKey"];
   return tilelang;
 }
 
@@ -84,6 +85,11 @@ tilec::frontend::createBuiltinNamespaces(mlir::MLIRContext *context) {
   addPythonMathModule(*namespaces.math);
   namespaces.functools = std::make_shared<ModuleObject>("functools");
   addFunctoolsModule(*namespaces.functools);
+  // Memoizing decorators: a compile-time function gives the same result
+  // for the same arguments anyway.
+  for (const char *name : {"lru_cache", "cache"})
+    namespaces.functools->members[name] =
+        decoratorOnly("functools." + std::string(name));
   namespaces.itertools = std::make_shared<ModuleObject>("itertools");
   addItertoolsModule(*namespaces.itertools);
   namespaces.torch = std::make_shared<ModuleObject>("torch");

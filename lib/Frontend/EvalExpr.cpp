@@ -158,6 +158,9 @@ Ref Evaluator::evalFString(const FStringExpr &expr) {
       return value;
     if (llvm::isa<ScalarObject>(*value))
       return error(loc, "an f-string's fields must be known at compile time");
+    // `f"{latency:.3f} ms"` on the host program's values is the host's.
+    if (auto *host = llvm::dyn_cast<HostObject>(value.get()))
+      return std::make_shared<HostObject>(host->description);
     if (field.conversion == 'r' || field.conversion == 'a')
       value = string(repr(*value));
     else if (field.conversion == 's')
@@ -326,6 +329,9 @@ Ref Evaluator::getAttribute(const Ref &value, StringRef attr, SMLoc loc) {
   if (auto *dtype = llvm::dyn_cast<DTypeObject>(value.get())) {
     if (attr == "bits")
       return integer(dtype->dtype.getWidth());
+    // The torch dtype, for the host program's tensors.
+    if (attr == "as_torch")
+      return std::make_shared<HostObject>(dtype->dtype.name + ".as_torch");
   }
   if (Ref method = getMethod(value, attr))
     return method;

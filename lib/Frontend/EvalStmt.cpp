@@ -821,6 +821,9 @@ void Evaluator::execFunctionDef(const FunctionDefStmt &stmt) {
       function->isMacro = true;
     } else if (name == "tilelang.transform.simplify_prim_func") {
       // tilec simplifies every kernel it compiles.
+    } else if (name == "functools.lru_cache" || name == "functools.cache") {
+      // A compile-time function gives the same result for the same
+      // arguments anyway.
     } else if (name == "tilelang.jit") {
       function->isJit = true;
       if (!called)
@@ -848,7 +851,7 @@ void Evaluator::execFunctionDef(const FunctionDefStmt &stmt) {
       error(decorator->getLoc(), "decorator is not supported in .tile "
                                  "(supported: @T.prim_func, @T.macro, "
                                  "@tilelang.jit, @autotune, "
-                                 "@simplify_prim_func)");
+                                 "@simplify_prim_func, @functools.cache)");
     }
   }
   for (const Parameter &param : stmt.params)
@@ -936,6 +939,10 @@ void Evaluator::assign(const Expr &target, const Ref &value, SMLoc loc) {
     if (isPoison(access))
       return;
     auto *element = llvm::dyn_cast<AccessObject>(access.get());
+    if (auto *host = llvm::dyn_cast<HostObject>(access.get())) {
+      changeHostValue(*host, subscript->getLoc());
+      return;
+    }
     if (!element) {
       error(subscript->getLoc(), "only buffer elements can be assigned; a " +
                                      getTypeName(*access) +
@@ -950,7 +957,24 @@ void Evaluator::assign(const Expr &target, const Ref &value, SMLoc loc) {
     store(*element, value, loc);
     return;
   }
+  // `torch.backends.cuda.matmul.allow_tf32 = False`: the host program's.
+  if (auto *attribute = llvm::dyn_cast<AttributeExpr>(&target)) {
+    Ref base = eval(*attribute->value);
+    if (isPoison(base))
+      return;
+    if (auto *host = llvm::dyn_cast<HostObject>(base.get())) {
+      changeHostValue(*host, attribute->getLoc());
+      return;
+    }
+  }
   error(loc, "cannot assign to this expression in .tile");
+}
+
+void Evaluator::changeHostValue(const HostObject &host, SMLoc loc) {
+  // Outside kernels the change is the host program's, which tilec does not
+  // run; inside one it would be lost.
+  if (inKernel())
+    hostValueError(host, loc);
 }
 
 Ref Evaluator::evalSubscriptBase(const SubscriptExpr &target) {

@@ -82,6 +82,17 @@ static Ref strMethod(const Ref &self, const std::string &value,
                   return string(upper ? StringRef(value).upper()
                                       : StringRef(value).lower());
                 });
+  if (attr == "isdigit" || attr == "isalpha" || attr == "isalnum")
+    return bind(
+        self, ("str." + attr).str(), {}, 0,
+        [value, kind = attr.str()](Evaluator &, const Ref &, const Args &) {
+          auto test = [&](char c) {
+            return kind == "isdigit"   ? llvm::isDigit(c)
+                   : kind == "isalpha" ? llvm::isAlpha(c)
+                                       : llvm::isAlnum(c);
+          };
+          return boolean(!value.empty() && llvm::all_of(value, test));
+        });
   if (attr == "replace")
     return bind(
         self, "str.replace", {"old", "new"}, 2,
@@ -380,6 +391,9 @@ static Ref dictMethod(const Ref &self, StringRef attr) {
 Ref tilec::frontend::getMethod(const Ref &self, StringRef attr) {
   if (auto *str = llvm::dyn_cast<StrObject>(self.get()))
     return strMethod(self, str->value, attr);
+  // A dtype has the methods of its name, as TileLang's dtypes are strings.
+  if (auto *dtype = llvm::dyn_cast<DTypeObject>(self.get()))
+    return strMethod(string(dtype->dtype.name), dtype->dtype.name, attr);
   if (auto *tuple = llvm::dyn_cast<TupleObject>(self.get())) {
     if (tuple->isList)
       if (Ref method = listMethod(self, attr))

@@ -335,6 +335,7 @@ void tilec::frontend::addTilelangHelpers(ModuleObject &tilelang,
         return integer((*x)[0] <= 1 ? 1 : int64_t(llvm::PowerOf2Ceil((*x)[0])));
       });
   m["math"] = math;
+  m["next_power_of_2"] = math->members["next_power_of_2"];
   // The keys of @tilelang.jit(pass_configs=...), as TileLang spells them.
   auto keys = std::make_shared<ModuleObject>("tilelang.PassConfigKey");
   for (auto [name, key] : {
@@ -350,6 +351,8 @@ void tilec::frontend::addTilelangHelpers(ModuleObject &tilelang,
             "tl.enable_aggressive_shared_memory_merge"},
            {"TL_AST_PRINT_ENABLE", "tl.ast_print_enable"},
            {"TL_LAYOUT_VISUALIZATION_ENABLE", "tl.layout_visualization_enable"},
+           {"TL_LAYOUT_VISUALIZATION_FORMATS",
+            "tl.layout_visualization_formats"},
            {"TL_DISABLE_DATA_RACE_CHECK", "tl.disable_data_race_check"},
            {"TL_DISABLE_SAFE_MEMORY_ACCESS", "tl.disable_safe_memory_legalize"},
            {"TL_DISABLE_THREAD_STORAGE_SYNC", "tl.disable_thread_storage_sync"},

@@ -517,24 +517,54 @@ StmtPtr Parser::parseIf() {
 }
 
 ExprPtr Parser::parseForTarget() {
-  // A name or a tuple of names: parsed below comparisons so that `in` is
-  // not taken as an operator.
+  // Names, nested in tuples and lists and starred as in `for i, (a, *b)
+  // in ...`: parsed below comparisons so that `in` is not taken as an
+  // operator.
+  bool tooDeep;
+  DepthGuard guard(depth, tooDeep);
+  if (tooDeep) {
+    emitError(peek().loc, "expression is nested too deeply");
+    return nullptr;
+  }
   std::vector<ExprPtr> targets;
   SMLoc targetLoc = peek().loc;
-  bool parenthesized = consumeIf(TokenKind::l_paren);
+  TokenKind close = TokenKind::eof;
+  if (consumeIf(TokenKind::l_paren))
+    close = TokenKind::r_paren;
+  else if (consumeIf(TokenKind::l_square))
+    close = TokenKind::r_square;
   do {
-    if (!at(TokenKind::identifier)) {
+    ExprPtr target;
+    if (at(TokenKind::l_paren) || at(TokenKind::l_square)) {
+      target = parseForTarget();
+    } else if (at(TokenKind::star)) {
+      SMLoc starLoc = consume().loc;
+      if (!at(TokenKind::identifier)) {
+        errorExpected("a loop variable after '*'");
+        return nullptr;
+      }
+      Token name = consume();
+      target = std::make_unique<StarredExpr>(
+          starLoc, std::make_unique<NameExpr>(name.loc, name.text.str()));
+    } else if (at(TokenKind::identifier)) {
+      Token name = consume();
+      target = std::make_unique<NameExpr>(name.loc, name.text.str());
+    } else {
       errorExpected("a loop variable");
-      return nullptr;
     }
-    Token name = consume();
-    targets.push_back(std::make_unique<NameExpr>(name.loc, name.text.str()));
-  } while (consumeIf(TokenKind::comma) && !at(TokenKind::kw_in) &&
-           !at(TokenKind::r_paren));
-  if (parenthesized && !expect(TokenKind::r_paren, "')'"))
+    if (!target)
+      return nullptr;
+    targets.push_back(std::move(target));
+  } while (consumeIf(TokenKind::comma) && !at(TokenKind::kw_in) && !at(close));
+  if (close == TokenKind::r_paren && !expect(close, "')'"))
     return nullptr;
-  if (targets.size() == 1 && !parenthesized)
+  if (close == TokenKind::r_square && !expect(close, "']'"))
+    return nullptr;
+  if (targets.size() == 1 && close == TokenKind::eof &&
+      !llvm::isa<StarredExpr>(*targets.front()))
     return std::move(targets.front());
+  if (close == TokenKind::r_square)
+    return std::make_unique<ListExpr>(targetLoc, std::move(targets));
   return std::make_unique<TupleExpr>(targetLoc, std::move(targets));
 }
 

@@ -175,6 +175,9 @@ bool tilec::frontend::isHostName(const ModuleObject &mod, StringRef name) {
   // builds kernels is an error (hostValueError says which).
   if (mod.name == "T")
     return llvm::is_contained({"dtypes", "ast", "tir", "proxy"}, name);
+  // determine_torch_fp8_type() and the like give torch's types.
+  if (mod.name == "T.fp8")
+    return true;
   return mod.name == "tilelang" &&
          llvm::is_contained({"profiler", "tools", "testing", "utils", "cuda",
                              "contrib", "engine", "cache", "env", "quantize",
