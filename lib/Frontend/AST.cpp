@@ -268,11 +268,13 @@ void ASTPrinter::print(const Expr *expr) {
     os << ")";
     return;
   }
-  case Expr::Kind::List:
-    os << "[";
+  case Expr::Kind::List: {
+    bool isSet = llvm::cast<ListExpr>(expr)->isSet;
+    os << (isSet ? "{" : "[");
     printList(llvm::cast<ListExpr>(expr)->elements);
-    os << "]";
+    os << (isSet ? "}" : "]");
     return;
+  }
   case Expr::Kind::Dict: {
     const auto *dict = llvm::cast<DictExpr>(expr);
     os << "{";
@@ -418,9 +420,9 @@ void ASTPrinter::print(const Expr *expr) {
   case Expr::Kind::Comprehension: {
     const auto *comprehension = llvm::cast<ComprehensionExpr>(expr);
     using Form = ComprehensionExpr::Form;
-    os << (comprehension->form == Form::List   ? "["
-           : comprehension->form == Form::Dict ? "{"
-                                               : "(");
+    bool braces =
+        comprehension->form == Form::Dict || comprehension->form == Form::Set;
+    os << (comprehension->form == Form::List ? "[" : braces ? "{" : "(");
     print(comprehension->element.get());
     if (comprehension->value) {
       os << ": ";
@@ -436,9 +438,7 @@ void ASTPrinter::print(const Expr *expr) {
         print(condition.get());
       }
     }
-    os << (comprehension->form == Form::List   ? "]"
-           : comprehension->form == Form::Dict ? "}"
-                                               : ")");
+    os << (comprehension->form == Form::List ? "]" : braces ? "}" : ")");
     return;
   }
   }

@@ -136,6 +136,8 @@ std::optional<std::vector<Ref>>
 tilec::frontend::iterate(Evaluator &eval, const Ref &value, SMLoc loc) {
   if (auto *sequence = llvm::dyn_cast<TupleObject>(value.get()))
     return sequence->elements;
+  if (auto *set = llvm::dyn_cast<SetObject>(value.get()))
+    return set->elements;
   std::vector<Ref> items;
   // A dtype is its name, as TileLang's dtypes are strings.
   if (llvm::isa<StrObject, DTypeObject>(*value)) {

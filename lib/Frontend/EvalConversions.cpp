@@ -62,6 +62,8 @@ std::optional<bool> Evaluator::truth(const Ref &value, SMLoc loc) {
     return !llvm::cast<TupleObject>(*value).elements.empty();
   case Object::Kind::Dict:
     return !llvm::cast<DictObject>(*value).entries.empty();
+  case Object::Kind::Set:
+    return !llvm::cast<SetObject>(*value).elements.empty();
   case Object::Kind::Scalar:
   case Object::Kind::Access:
   case Object::Kind::Poison:

@@ -72,6 +72,8 @@ Ref Evaluator::eval(const Expr &expr) {
     // nests it deeper reports the first level too deep only.
     if (invalid)
       return poison();
+    if (auto *list = llvm::dyn_cast<ListExpr>(&expr); list && list->isSet)
+      return buildSet(values, expr.getLoc());
     return checkNesting(tuple(std::move(values), llvm::isa<ListExpr>(expr)),
                         expr.getLoc());
   }
@@ -245,6 +247,8 @@ Ref Evaluator::evalComprehension(const ComprehensionExpr &expr) {
   if (expr.form == ComprehensionExpr::Form::Dict)
     return checkNesting(std::make_shared<DictObject>(std::move(entries)),
                         expr.getLoc());
+  if (expr.form == ComprehensionExpr::Form::Set)
+    return buildSet(elements, expr.getLoc());
   return checkNesting(tuple(std::move(elements), /*isList=*/true),
                       expr.getLoc());
 }
@@ -365,7 +369,10 @@ Ref Evaluator::getAttribute(const Ref &value, StringRef attr, SMLoc loc) {
     return std::make_shared<HostObject>(function->def->name + "." + attr.str());
   // Sorting in place needs a key function's rules; sorted() has them.
   StringRef hint =
-      llvm::isa<TupleObject>(*value) && attr == "sort" ? "; use sorted()" : "";
+      llvm::isa<TupleObject>(*value) && attr == "sort" ? "; use sorted()"
+      : llvm::isa<SetObject>(*value)
+          ? "; sets do not change in .tile: make a new one, as s | {x}"
+          : "";
   return error(loc, "a " + getTypeName(*value) + " has no attribute '" + attr +
                         "'" + hint);
 }

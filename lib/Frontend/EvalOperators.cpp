@@ -35,6 +35,40 @@ static int64_t floorDiv(int64_t a, int64_t b) {
 
 static int64_t floorMod(int64_t a, int64_t b) { return a - floorDiv(a, b) * b; }
 
+/// `a | b`, `a & b`, `a - b` and `a ^ b` of sets; null for other operands.
+static Ref constSetBinary(Evaluator &eval, BinaryOp op, const Ref &lhs,
+                          const Ref &rhs, SMLoc loc) {
+  auto *l = llvm::dyn_cast<SetObject>(lhs.get());
+  auto *r = llvm::dyn_cast<SetObject>(rhs.get());
+  if (!l || !r)
+    return nullptr;
+  std::vector<Ref> items;
+  auto keep = [&](const SetObject &from, const SetObject &other, bool inOther) {
+    for (const Ref &element : from.elements)
+      if (other.contains(*element) == inOther)
+        items.push_back(element);
+  };
+  switch (op) {
+  case BinaryOp::BitOr:
+    items = l->elements;
+    llvm::append_range(items, r->elements);
+    break;
+  case BinaryOp::BitAnd:
+    keep(*l, *r, true);
+    break;
+  case BinaryOp::Sub:
+    keep(*l, *r, false);
+    break;
+  case BinaryOp::BitXor:
+    keep(*l, *r, false);
+    keep(*r, *l, false);
+    break;
+  default:
+    return nullptr;
+  }
+  return eval.buildSet(items, loc);
+}
+
 static Ref constSequenceBinary(Evaluator &eval, BinaryOp op, const Ref &lhs,
                                const Ref &rhs, SMLoc loc) {
   auto repeat = [&](auto &&make, size_t length, int64_t count) -> Ref {
@@ -221,6 +255,8 @@ Ref Evaluator::binary(BinaryOp op, const Ref &lhsIn, const Ref &rhsIn,
 
   if (!llvm::isa<ScalarObject>(*lhs) && !llvm::isa<ScalarObject>(*rhs)) {
     if (Ref result = constSequenceBinary(*this, op, lhs, rhs, at))
+      return result;
+    if (Ref result = constSetBinary(*this, op, lhs, rhs, at))
       return result;
     std::optional<int64_t> li = getConstInt(lhs), ri = getConstInt(rhs);
     if (li && ri)
@@ -468,6 +504,10 @@ Ref Evaluator::compare(CompareOp op, const Ref &lhsIn, const Ref &rhsIn,
       for (const auto &entry : dict->entries)
         if (constEquals(lhs, entry.first).value_or(false))
           found = true;
+    } else if (auto *set = llvm::dyn_cast<SetObject>(rhs.get())) {
+      if (!getHashKey(*lhs))
+        return error(at, "unhashable type: '" + getTypeName(*lhs) + "'");
+      found = set->contains(*lhs);
     } else if (auto *str = llvm::dyn_cast<StrObject>(rhs.get())) {
       auto *needle = llvm::dyn_cast<StrObject>(lhs.get());
       if (!needle)

@@ -103,6 +103,14 @@ Ref Evaluator::checkNesting(Ref value, SMLoc loc) {
                         llvm::Twine(kMaxNestingDepth) + " deep");
 }
 
+Ref Evaluator::buildSet(llvm::ArrayRef<Ref> items, SMLoc loc) {
+  Ref unhashable;
+  Ref set = makeSet(items, unhashable);
+  if (!set)
+    return error(loc, "unhashable type: '" + getTypeName(*unhashable) + "'");
+  return checkNesting(set, loc);
+}
+
 Ref Evaluator::hostValueError(const HostObject &host, SMLoc loc) {
   if (isUnmodeledTilelangName(host.description))
     return error(loc, "'" + host.description +

@@ -521,15 +521,15 @@ ExprPtr Parser::parseDictDisplay() {
       emitError(peek().loc, "dictionary unpacking is not supported in .tile");
       return nullptr;
     }
+    if (keys.empty() && at(TokenKind::star))
+      return parseSetDisplay(loc, nullptr);
     ExprPtr key = parseTest();
     if (!key)
       return nullptr;
-    if (!at(TokenKind::colon)) {
-      emitError(key->getLoc(), "sets are not supported in .tile; use a tuple "
-                               "or a list");
+    if (keys.empty() && !at(TokenKind::colon))
+      return parseSetDisplay(loc, std::move(key));
+    if (!expect(TokenKind::colon, "':'"))
       return nullptr;
-    }
-    consume();
     ExprPtr value = parseTest();
     if (!value)
       return nullptr;
@@ -549,6 +549,38 @@ ExprPtr Parser::parseDictDisplay() {
     return nullptr;
   return checkHeight(
       std::make_unique<DictExpr>(loc, std::move(keys), std::move(values)));
+}
+
+ExprPtr Parser::parseSetDisplay(SMLoc loc, ExprPtr first) {
+  std::vector<ExprPtr> elements;
+  if (first) {
+    if (at(TokenKind::kw_for)) {
+      ExprPtr set = parseComprehension(loc, ComprehensionExpr::Form::Set,
+                                       std::move(first), nullptr);
+      if (!set || !expect(TokenKind::r_brace, "'}'"))
+        return nullptr;
+      return set;
+    }
+    elements.push_back(std::move(first));
+    if (!consumeIf(TokenKind::comma)) {
+      if (!expect(TokenKind::r_brace, "'}'"))
+        return nullptr;
+      return checkHeight(std::make_unique<ListExpr>(loc, std::move(elements),
+                                                    /*isSet=*/true));
+    }
+  }
+  while (!at(TokenKind::r_brace)) {
+    ExprPtr element = parseStarredOrTest();
+    if (!element)
+      return nullptr;
+    elements.push_back(std::move(element));
+    if (!consumeIf(TokenKind::comma))
+      break;
+  }
+  if (!expect(TokenKind::r_brace, "'}'"))
+    return nullptr;
+  return checkHeight(
+      std::make_unique<ListExpr>(loc, std::move(elements), /*isSet=*/true));
 }
 
 ExprPtr Parser::parseCall(ExprPtr callee) {

@@ -264,6 +264,8 @@ static bool isAssignable(const Expr *expr) {
         return false;
     return true;
   case Expr::Kind::List:
+    if (llvm::cast<ListExpr>(expr)->isSet)
+      return false;
     for (const ExprPtr &e : llvm::cast<ListExpr>(expr)->elements)
       if (!isAssignable(e.get()))
         return false;

@@ -25,6 +25,8 @@ static Ref len(Evaluator &eval, const CallArgs &call) {
     return integer(str->value.size());
   if (auto *dict = llvm::dyn_cast<DictObject>(value.get()))
     return integer(dict->entries.size());
+  if (auto *set = llvm::dyn_cast<SetObject>(value.get()))
+    return integer(set->elements.size());
   if (auto *buffer = llvm::dyn_cast<BufferObject>(value.get()))
     if (!buffer->shape.empty())
       return buffer->shape.front();
@@ -253,13 +255,15 @@ static Ref isinstanceBuiltin(Evaluator &eval, const CallArgs &call) {
     }
     if (name == "dict")
       return llvm::isa<DictObject>(*value);
+    if (name == "set" || name == "frozenset")
+      return llvm::isa<SetObject>(*value);
     return std::nullopt;
   };
   std::optional<bool> match = matches((*args)[1]);
   if (!match)
     return eval.error(args->loc(1), "isinstance() takes int, float, bool, "
-                                    "str, tuple, list or dict, or a tuple "
-                                    "of them");
+                                    "str, tuple, list, dict or set, or a "
+                                    "tuple of them");
   return boolean(*match);
 }
 
@@ -327,6 +331,20 @@ void tilec::frontend::addPythonBuiltins(ModuleObject &python) {
   m["sum"] = builtin("sum", sum);
   m["sorted"] = builtin("sorted", sortedBuiltin);
   m["dict"] = builtin("dict", dictBuiltin);
+  // Sets do not change once made, so set and frozenset are one.
+  for (const char *name : {"set", "frozenset"})
+    m[name] = builtin(name, [name](Evaluator &eval, const CallArgs &call) {
+      std::optional<Args> args = bindArgs(eval, call, name, {"iterable"}, 0);
+      if (!args)
+        return poison();
+      if (!args->has(0))
+        return eval.buildSet({}, call.loc);
+      std::optional<std::vector<Ref>> items =
+          iterate(eval, (*args)[0], args->loc(0));
+      if (!items)
+        return poison();
+      return eval.buildSet(*items, args->loc(0));
+    });
   m["reversed"] = builtin("reversed", reversedBuiltin);
   m["isinstance"] = builtin("isinstance", isinstanceBuiltin);
   m["any"] = builtin("any", anyAll(false));

@@ -10,9 +10,12 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
 
 using namespace tilec::frontend;
 using llvm::StringRef;
@@ -150,6 +153,8 @@ Nesting *tilec::frontend::getNesting(const Object &object) {
     return &tuple->nesting;
   if (auto *dict = llvm::dyn_cast<DictObject>(&object))
     return &dict->nesting;
+  if (auto *set = llvm::dyn_cast<SetObject>(&object))
+    return &set->nesting;
   return nullptr;
 }
 
@@ -216,6 +221,8 @@ StringRef tilec::frontend::getTypeName(const Object &object) {
     return llvm::cast<TupleObject>(object).isList ? "list" : "tuple";
   case Object::Kind::Dict:
     return "dict";
+  case Object::Kind::Set:
+    return "set";
   case Object::Kind::DType:
     return "dtype";
   case Object::Kind::Function:
@@ -292,6 +299,18 @@ std::string tilec::frontend::repr(const Object &object) {
     os << (tuple.isList ? "]" : ")");
     break;
   }
+  case Object::Kind::Set: {
+    const auto &set = llvm::cast<SetObject>(object);
+    if (set.elements.empty()) {
+      os << "set()";
+      break;
+    }
+    os << "{";
+    llvm::interleaveComma(set.elements, os,
+                          [&](const Ref &e) { os << repr(*e); });
+    os << "}";
+    break;
+  }
   case Object::Kind::DType:
     os << llvm::cast<DTypeObject>(object).dtype.name;
     break;
@@ -353,6 +372,68 @@ Ref tilec::frontend::floating(double value) {
 
 Ref tilec::frontend::string(std::string value) {
   return std::make_shared<StrObject>(std::move(value));
+}
+
+std::optional<std::string> tilec::frontend::getHashKey(const Object &value) {
+  // Numbers that compare equal share a key, as Python's hashes do.
+  auto number = [](double x) -> std::string {
+    if (std::trunc(x) == x && std::fabs(x) < 9.2e18)
+      return "n" + std::to_string(static_cast<int64_t>(x));
+    return "f" + formatFloat(x);
+  };
+  switch (value.getKind()) {
+  case Object::Kind::None:
+    return std::string("N");
+  case Object::Kind::Bool:
+    return number(llvm::cast<BoolObject>(value).value);
+  case Object::Kind::Int:
+    return "n" + std::to_string(llvm::cast<IntObject>(value).value);
+  case Object::Kind::Float:
+    return number(llvm::cast<FloatObject>(value).value);
+  case Object::Kind::Str:
+    return "s" + llvm::cast<StrObject>(value).value;
+  case Object::Kind::DType:
+    return "s" + llvm::cast<DTypeObject>(value).dtype.name;
+  case Object::Kind::Enum:
+    return "e" + llvm::cast<EnumObject>(value).enumName + "." +
+           std::to_string(llvm::cast<EnumObject>(value).value);
+  case Object::Kind::Tuple: {
+    const auto &tuple = llvm::cast<TupleObject>(value);
+    if (tuple.isList)
+      return std::nullopt;
+    // Lengths keep the keys of different tuples apart.
+    std::string key = "t" + std::to_string(tuple.elements.size());
+    for (const Ref &element : tuple.elements) {
+      std::optional<std::string> inner = getHashKey(*element);
+      if (!inner)
+        return std::nullopt;
+      key += ":" + std::to_string(inner->size()) + ":" + *inner;
+    }
+    return key;
+  }
+  default:
+    return std::nullopt;
+  }
+}
+
+Ref tilec::frontend::makeSet(llvm::ArrayRef<Ref> items, Ref &unhashable) {
+  llvm::StringSet<> seen;
+  std::vector<Ref> elements;
+  for (const Ref &item : items) {
+    std::optional<std::string> key = getHashKey(*item);
+    if (!key) {
+      unhashable = item;
+      return nullptr;
+    }
+    if (seen.insert(*key).second)
+      elements.push_back(item);
+  }
+  return std::make_shared<SetObject>(std::move(elements), std::move(seen));
+}
+
+bool SetObject::contains(const Object &value) const {
+  std::optional<std::string> key = getHashKey(value);
+  return key && keys.contains(*key);
 }
 
 Ref tilec::frontend::tuple(std::vector<Ref> elements, bool isList) {
@@ -435,6 +516,15 @@ std::optional<bool> tilec::frontend::constEquals(const Ref &a, const Ref &b) {
         return equal;
     }
     return true;
+  }
+  case Object::Kind::Set: {
+    // The same elements, in any order.
+    const auto &x = llvm::cast<SetObject>(*a);
+    const auto &y = llvm::cast<SetObject>(*b);
+    if (x.elements.size() != y.elements.size())
+      return false;
+    return llvm::all_of(
+        y.elements, [&](const Ref &element) { return x.contains(*element); });
   }
   case Object::Kind::Dict: {
     // Equal entries, in any order.

@@ -167,13 +167,15 @@ public:
   std::vector<ExprPtr> elements;
 };
 
+/// `[a, b]`, or the set display `{a, b}`.
 class ListExpr : public ExprBase<Expr::Kind::List> {
 public:
-  ListExpr(llvm::SMLoc loc, std::vector<ExprPtr> elements)
-      : ExprBase(loc), elements(std::move(elements)) {
+  ListExpr(llvm::SMLoc loc, std::vector<ExprPtr> elements, bool isSet = false)
+      : ExprBase(loc), elements(std::move(elements)), isSet(isSet) {
     setHeightAboveAll(this->elements);
   }
   std::vector<ExprPtr> elements;
+  bool isSet;
 };
 
 class DictExpr : public ExprBase<Expr::Kind::Dict> {
@@ -345,7 +347,7 @@ public:
 /// and a generator `(element for ...)`, which evaluates to a list.
 class ComprehensionExpr : public ExprBase<Expr::Kind::Comprehension> {
 public:
-  enum class Form { List, Dict, Generator };
+  enum class Form { List, Dict, Set, Generator };
   struct Clause {
     ExprPtr target, iter;
     std::vector<ExprPtr> conditions;

@@ -142,6 +142,9 @@ public:
   /// Returns `value`, or poison after reporting at `loc` that it nests
   /// tuples, lists or dicts deeper than the evaluator allows.
   Ref checkNesting(Ref value, llvm::SMLoc loc);
+  /// The set of `items`, or poison after reporting at `loc` an item that
+  /// cannot be hashed.
+  Ref buildSet(llvm::ArrayRef<Ref> items, llvm::SMLoc loc);
   /// An assignment to an attribute or item of `host`: nothing outside
   /// kernels, an error inside one.
   void changeHostValue(const HostObject &host, llvm::SMLoc loc);

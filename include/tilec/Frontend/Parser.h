@@ -109,6 +109,9 @@ private:
   /// The string literals and f-strings from the current token on,
   /// concatenated.
   ExprPtr parseStrings();
+  /// A set display or comprehension after its `{` at `loc` and its first
+  /// element, if that is not starred.
+  ExprPtr parseSetDisplay(llvm::SMLoc loc, ExprPtr first);
   /// The target of a `for`: a name or a tuple of names.
   ExprPtr parseForTarget();
 

@@ -16,6 +16,7 @@
 #include "mlir/IR/Types.h"
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringSet.h"
 
 #include <algorithm>
 #include <functional>
@@ -72,6 +73,7 @@ public:
     Str,
     Tuple,
     Dict,
+    Set,
     DType,
     Function,
     Builtin,
@@ -176,6 +178,31 @@ struct DictObject : ObjectBase<Object::Kind::Dict> {
   mutable std::vector<std::pair<Ref, Ref>> entries;
   mutable Nesting nesting;
 };
+
+/// A set: its elements each once, in the order first seen. Sets do not
+/// change once made.
+struct SetObject : ObjectBase<Object::Kind::Set> {
+  SetObject(std::vector<Ref> elements, llvm::StringSet<> keys)
+      : elements(std::move(elements)), keys(std::move(keys)) {
+    for (const Ref &element : this->elements)
+      nesting.depth = std::max(nesting.depth, getNestingDepth(*element) + 1);
+  }
+  /// Whether an element equals `value`.
+  bool contains(const Object &value) const;
+  std::vector<Ref> elements;
+  /// The elements' hash keys (getHashKey).
+  llvm::StringSet<> keys;
+  mutable Nesting nesting;
+};
+
+/// A key equal for values that compare equal (1, 1.0 and True; a dtype and
+/// its name) and distinct otherwise, for the hashable values: numbers,
+/// strings, dtypes, None, enums and tuples of them; none for the others.
+std::optional<std::string> getHashKey(const Object &value);
+
+/// The set of `items`, or null if one cannot be hashed, which `unhashable`
+/// then is.
+Ref makeSet(llvm::ArrayRef<Ref> items, Ref &unhashable);
 
 /// Whether `value` is a list or a dict: a value that changes in place.
 bool isChangeable(const Object &value);
