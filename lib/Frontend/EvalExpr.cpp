@@ -303,9 +303,20 @@ Ref Evaluator::getAttribute(const Ref &value, StringRef attr, SMLoc loc) {
       return it->second;
     if (isHostName(*mod, attr))
       return std::make_shared<HostObject>(mod->name + "." + attr.str());
+    if (mod->name == "T") {
+#define UNSUPPORTED(name, reason, instead)                                     \
+  if (attr == name)                                                            \
+    return error(loc, "T." + attr +                                            \
+                          " is not supported by tilec: " reason "; " instead);
+#include "tilec/Frontend/Unsupported.def"
+    }
     std::vector<std::string> names;
     for (const auto &member : mod->members)
       names.push_back(member.first);
+    if (mod->name == "T") {
+#define UNSUPPORTED(name, reason, instead) names.push_back(name);
+#include "tilec/Frontend/Unsupported.def"
+    }
     std::string hint = suggest(attr, names);
     return error(loc, mod->name + " has no attribute '" + attr + "'" +
                           (hint.empty() ? ""

@@ -700,6 +700,11 @@ void Evaluator::execImport(const ImportStmt &stmt) {
       continue;
     }
     auto it = mod->members.find(alias.name);
+    // TileLang's names that tilec lacks say why.
+    if (it == mod->members.end() && mod->name == "T") {
+      getAttribute(from, alias.name, alias.loc);
+      continue;
+    }
     if (it == mod->members.end()) {
       std::vector<std::string> candidates;
       for (const auto &member : mod->members)
