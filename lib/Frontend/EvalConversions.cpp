@@ -287,7 +287,13 @@ Ref Evaluator::readVariable(const BufferObject &variable, SMLoc at) {
     return poison();
   mlir::Value loaded = mlir::memref::LoadOp::create(
       builder, getLoc(at), variable.memref, mlir::ValueRange());
-  return std::make_shared<ScalarObject>(loaded, variable.dtype);
+  if (!variable.dtype.isInteger())
+    return std::make_shared<ScalarObject>(loaded, variable.dtype);
+  mlir::Value key =
+      variableReads.try_emplace(variable.memref, loaded).first->second;
+  LinearForm linear;
+  linear.terms.push_back({key, 1});
+  return std::make_shared<ScalarObject>(loaded, variable.dtype, linear);
 }
 
 Ref Evaluator::load(const Ref &value, SMLoc at) {
@@ -325,6 +331,7 @@ void Evaluator::store(const AccessObject &access, const Ref &value, SMLoc at) {
   if (!requireKernel(at, "writing a buffer element"))
     return;
   const BufferObject &buffer = *access.buffer;
+  variableReads.erase(buffer.memref);
   mlir::Value converted = materialize(scalar, buffer.dtype, at);
   llvm::SmallVector<mlir::Value> indices;
   for (const Ref &offset : access.offsets)

@@ -282,11 +282,13 @@ Evaluator::Flow Evaluator::execIf(const IfStmt &stmt) {
 Evaluator::Flow Evaluator::execRegion(const Block &block,
                                       llvm::function_ref<void()> bind) {
   unsigned outerDepth = regionDepth++;
+  variableReads.clear();
   std::shared_ptr<Scope> regionScope = scope;
   if (bind)
     bind();
   Flow flow = execBlock(block);
   --regionDepth;
+  variableReads.clear();
   for (auto &[name, loc] : regionScope->popRegion(outerDepth))
     expiredNames[name] = loc;
   return flow;

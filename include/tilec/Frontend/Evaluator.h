@@ -386,6 +386,12 @@ private:
   /// Nesting of T.Kernel blocks (0 or 1) and of run-time regions.
   unsigned kernelDepth = 0;
   unsigned regionDepth = 0;
+  /// For each T.alloc_var variable read since it was last written, the
+  /// value of its first such read: the key of the linear-form term of every
+  /// read until the next write, so that `v + n - v` is n. Cleared where a
+  /// run-time region begins or ends, whose body runs more than once or not
+  /// at all.
+  llvm::DenseMap<mlir::Value, mlir::Value> variableReads;
   unsigned callDepth = 0;
   /// Names whose bindings ended with a run-time region, for messages.
   llvm::StringMap<llvm::SMLoc> expiredNames;
