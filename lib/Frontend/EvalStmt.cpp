@@ -889,6 +889,22 @@ void Evaluator::assign(const Expr &target, const Ref &value, SMLoc loc) {
         assign(*element, value, element->getLoc());
       return;
     }
+    // `M, K = A.shape` of a host tensor: the parts are the host's too.
+    if (auto *host = llvm::dyn_cast<HostObject>(value.get())) {
+      for (const ExprPtr &element : elements) {
+        const Expr *part = element.get();
+        if (auto *starred = llvm::dyn_cast<StarredExpr>(part))
+          part = starred->value.get();
+        assign(*part, std::make_shared<HostObject>(host->description + "[...]"),
+               element->getLoc());
+      }
+      return;
+    }
+    // Sets unpack in their order, as they iterate.
+    if (auto *set = llvm::dyn_cast<SetObject>(value.get())) {
+      assign(target, tuple(set->elements), loc);
+      return;
+    }
     auto *sequence = llvm::dyn_cast<TupleObject>(value.get());
     if (!sequence) {
       error(loc, "cannot unpack a " + getTypeName(*value));
