@@ -84,8 +84,28 @@ static BuiltinObject::Handler reduce(tile::ReduceKind kind, std::string name) {
       dim += rank;
     bool clearFirst =
         constBoolArg(eval, (*args)[3], args->loc(3), "clear").value_or(true);
-    eval.getEmitter().emitReduce(kind, src->memref, dst->memref, dim,
-                                 clearFirst, call.loc);
+    mlir::Value source = src->memref;
+    // A result of another dtype reduces the source's elements converted to
+    // it, as TileLang does (T.reduce_absmax of bf16 into float32): a copy
+    // converts them first, in the source's scope.
+    if (src->dtype.type != dst->dtype.type) {
+      auto sourceType = mlir::cast<mlir::MemRefType>(source.getType());
+      if (!sourceType.hasStaticShape())
+        return eval.error(args->loc(0), "a reduction that converts needs a "
+                                        "source of static shape");
+      TileEmitter &emitter = eval.getEmitter();
+      mlir::Value converted = emitter.emitAlloc(
+          src->scope, sourceType.getShape(), dst->dtype.type, call.loc);
+      if (!converted)
+        return poison();
+      llvm::SmallVector<int64_t> zeros(sourceType.getRank(), 0);
+      llvm::SmallVector<int64_t> extents(sourceType.getShape());
+      emitter.emitCopy({source, {}, zeros, extents},
+                       {converted, {}, zeros, extents}, call.loc);
+      source = converted;
+    }
+    eval.getEmitter().emitReduce(kind, source, dst->memref, dim, clearFirst,
+                                 call.loc);
     return none();
   };
 }

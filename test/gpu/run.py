@@ -64,6 +64,12 @@ def configs():
                     {"M": 37, "N": 100, "kind": kind, "clear": "False"},
                     "REDUCE", {"M": 37, "N": 100, "REDUCE_KIND": f'"{kind}"',
                                "CLEAR": 0}))
+    # Rows held in bfloat16 and reduced into float32.
+    for kind in ["sum", "absmax"]:
+        out.append((f"reduce_{kind}_bf16_37x100", kernel("reduce"),
+                    {"M": 37, "N": 100, "kind": kind, "dtype": "bfloat16"},
+                    "REDUCE", {"M": 37, "N": 100, "REDUCE_KIND": f'"{kind}"',
+                               "CLEAR": 1, "REDUCE_BF16": 1}))
     for m, n, kind in [(64, 4096, "sum"), (64, 4096, "max"), (130, 64, "absmax"),
                        (9, 32, "min")]:
         out.append((f"reduce_{kind}_{m}x{n}", kernel("reduce"),
