@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tilec/Driver/InternalErrors.h"
+#include "tilec/Driver/Temporaries.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Operation.h"
@@ -56,6 +57,9 @@ public:
         [this](Diagnostic &diagnostic) {
           if (diagnostic.getSeverity() != DiagnosticSeverity::Error)
             return failure();
+          // The tools a signal's handler ended fail: not tilec's failure.
+          if (isBeingInterrupted())
+            waitForInterrupt();
           // A pass that finds a bug in tilec (a layout it chose that loses
           // elements, say) says so in the error's first words.
           std::string message = diagnostic.str();

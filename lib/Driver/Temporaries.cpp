@@ -26,8 +26,12 @@ using namespace tilec;
 static char folderPath[4096];
 static int folderFd = -1;
 
-static constexpr int kInterruptSignals[] = {SIGINT, SIGTERM, SIGHUP};
+static constexpr int kInterruptSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
 static struct sigaction previousActions[std::size(kInterruptSignals)];
+/// The signals ignored when tilec started, by index in kInterruptSignals.
+static bool inheritedIgnored[std::size(kInterruptSignals)];
+static bool inheritedRecorded = false;
+static volatile sig_atomic_t interrupted = 0;
 
 namespace {
 /// What getdents64 returns: the kernel's layout.
@@ -114,6 +118,7 @@ static void removeFolderNow() {
 
 static void onInterrupt(int signal) {
   int savedErrno = errno;
+  interrupted = 1;
   endChildProcesses();
   removeFolderNow();
   // The handler from before (LLVM's, which removes the temporary outputs)
@@ -149,10 +154,29 @@ bool tilec::enterPrivateTemporaryFolder(llvm::raw_ostream &errs) {
   for (size_t i = 0; i < std::size(kInterruptSignals); ++i) {
     ::sigaction(kInterruptSignals[i], nullptr, &previousActions[i]);
     // A signal ignored by whoever started tilec (nohup) stays ignored.
-    if (previousActions[i].sa_handler != SIG_IGN)
+    if (previousActions[i].sa_handler != SIG_IGN && !inheritedIgnored[i])
       ::sigaction(kInterruptSignals[i], &action, nullptr);
   }
   return true;
+}
+
+void tilec::keepIgnoredSignalsIgnored() {
+  for (size_t i = 0; i < std::size(kInterruptSignals); ++i) {
+    struct sigaction current;
+    ::sigaction(kInterruptSignals[i], nullptr, &current);
+    if (!inheritedRecorded)
+      inheritedIgnored[i] = current.sa_handler == SIG_IGN;
+    else if (inheritedIgnored[i] && current.sa_handler != SIG_IGN)
+      ::signal(kInterruptSignals[i], SIG_IGN);
+  }
+  inheritedRecorded = true;
+}
+
+bool tilec::isBeingInterrupted() { return interrupted != 0; }
+
+void tilec::waitForInterrupt() {
+  for (;;)
+    ::pause();
 }
 
 void tilec::removePrivateTemporaryFolder() {

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tilec/Driver/Driver.h"
+#include "tilec/Driver/Temporaries.h"
 #include "tilec/InitTilec.h"
 
 #include "mlir/IR/AsmState.h"
@@ -27,7 +28,9 @@
 using namespace tilec;
 
 int main(int argc, char **argv) {
+  keepIgnoredSignalsIgnored();
   llvm::InitLLVM initLLVM(argc, argv);
+  keepIgnoredSignalsIgnored();
   mlir::registerAsmPrinterCLOptions();
   mlir::registerMLIRContextCLOptions();
   mlir::registerPassManagerCLOptions();

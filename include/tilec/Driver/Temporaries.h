@@ -3,9 +3,9 @@
 // Part of tilec. MLIR's serializers and the tools they start (ptxas,
 // ld.lld) write temporary files to $TMPDIR and may leave them there when
 // they fail or are interrupted. tilec gives each run a folder of its own,
-// points $TMPDIR at it, and removes it on every exit; on SIGINT, SIGTERM
-// and SIGHUP it also ends the tools it started before the signal takes its
-// course.
+// points $TMPDIR at it, and removes it on every exit; on SIGINT, SIGTERM,
+// SIGHUP and SIGPIPE it also ends the tools it started before the signal
+// takes its course.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,6 +24,18 @@ bool enterPrivateTemporaryFolder(llvm::raw_ostream &errs);
 /// Removes the folder and what it holds, if it was created; safe to call
 /// more than once.
 void removePrivateTemporaryFolder();
+
+/// Notes which of the signals above whoever started tilec ignores (nohup,
+/// `cmd &` in a script), so that they stay ignored; call first in main,
+/// before LLVM installs its own handlers, and again after.
+void keepIgnoredSignalsIgnored();
+
+/// Whether a signal is ending tilec. A failure that its handler caused (the
+/// tools it ended) is not reported: the thread that sees one waits for the
+/// signal to end tilec instead.
+bool isBeingInterrupted();
+/// Waits for the signal under way to end tilec.
+[[noreturn]] void waitForInterrupt();
 
 } // namespace tilec
 
