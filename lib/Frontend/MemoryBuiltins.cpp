@@ -339,11 +339,20 @@ static Ref clear(Evaluator &eval, const CallArgs &call) {
 
 static Ref atomicAdd(Evaluator &eval, const CallArgs &call) {
   std::optional<Args> args =
-      bindArgs(eval, call, "T.atomic_add", {"dst", "value"}, 2);
+      bindArgs(eval, call, "T.atomic_add", {"dst", "value", "memory_order"}, 2);
   if (!args || !eval.requireKernel(call.loc, "T.atomic_add"))
     return poison();
   if (isPoison((*args)[0]) || isPoison((*args)[1]))
     return poison();
+  // The adds are relaxed atomics, ordered with nothing else: what NVIDIA's
+  // atom instructions, as tilec emits them, guarantee.
+  if (args->has(2)) {
+    auto *order = llvm::dyn_cast<StrObject>((*args)[2].get());
+    if (!order || order->value != "relaxed")
+      return eval.error(args->loc(2),
+                        "T.atomic_add supports memory_order=\"relaxed\" "
+                        "only, which is what it does without one");
+  }
   auto *dst = llvm::dyn_cast<AccessObject>((*args)[0].get());
   if (!dst || !dst->isElement())
     return eval.error(args->loc(0),
