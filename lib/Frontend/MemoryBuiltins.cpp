@@ -268,9 +268,18 @@ static llvm::SmallVector<int64_t> squeeze(llvm::ArrayRef<int64_t> shape) {
 }
 
 static Ref copy(Evaluator &eval, const CallArgs &call) {
-  std::optional<Args> args = bindArgs(eval, call, "T.copy", {"src", "dst"}, 2);
+  std::optional<Args> args =
+      bindArgs(eval, call, "T.copy", {"src", "dst", "disable_tma"}, 2);
   if (!args || !eval.requireKernel(call.loc, "T.copy"))
     return poison();
+  // tilec chooses the bulk copy engine for the whole kernel, not per copy.
+  if (args->has(2) &&
+      constBoolArg(eval, (*args)[2], args->loc(2), "disable_tma")
+          .value_or(false))
+    return eval.error(args->loc(2),
+                      "T.copy(disable_tma=True) is not supported: tilec "
+                      "uses TMA for all of a kernel's copies or none; "
+                      "compile with --no-tma");
   std::optional<Region> src =
       regionArg(eval, (*args)[0], args->loc(0), "the source");
   std::optional<Region> dst =
