@@ -281,6 +281,11 @@ void ASTPrinter::print(const Expr *expr) {
     for (size_t i = 0; i < dict->keys.size(); ++i) {
       if (i)
         os << ", ";
+      if (!dict->keys[i]) {
+        os << "**";
+        print(dict->values[i].get());
+        continue;
+      }
       print(dict->keys[i].get());
       os << ": ";
       print(dict->values[i].get());

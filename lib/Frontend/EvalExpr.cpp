@@ -80,11 +80,37 @@ Ref Evaluator::eval(const Expr &expr) {
   case Expr::Kind::Dict: {
     const auto &dict = llvm::cast<DictExpr>(expr);
     std::vector<std::pair<Ref, Ref>> entries;
+    // A key given again replaces the value, in the first key's place.
+    llvm::StringMap<size_t> positions;
+    auto put = [&](const Ref &key, const Ref &value) {
+      if (std::optional<std::string> hash = getHashKey(*key)) {
+        auto [it, inserted] = positions.try_emplace(*hash, entries.size());
+        if (!inserted) {
+          entries[it->second].second = value;
+          return;
+        }
+      }
+      entries.push_back({key, value});
+    };
     bool invalid = false;
     for (auto [key, value] : llvm::zip(dict.keys, dict.values)) {
-      entries.push_back({eval(*key), eval(*value)});
-      invalid |=
-          isPoison(entries.back().first) || isPoison(entries.back().second);
+      if (!key) {
+        Ref mapping = eval(*value);
+        auto *source = llvm::dyn_cast<DictObject>(mapping.get());
+        if (!source) {
+          if (!isPoison(mapping))
+            error(value->getLoc(), "'**' in a dict needs a dict, got a " +
+                                       getTypeName(*mapping));
+          invalid = true;
+          continue;
+        }
+        for (const auto &[k, v] : source->entries)
+          put(k, v);
+        continue;
+      }
+      Ref k = eval(*key), v = eval(*value);
+      invalid |= isPoison(k) || isPoison(v);
+      put(k, v);
     }
     if (invalid)
       return poison();

@@ -517,9 +517,15 @@ ExprPtr Parser::parseDictDisplay() {
   SMLoc loc = consume().loc;
   std::vector<ExprPtr> keys, values;
   while (!at(TokenKind::r_brace)) {
-    if (at(TokenKind::star_star)) {
-      emitError(peek().loc, "dictionary unpacking is not supported in .tile");
-      return nullptr;
+    if (consumeIf(TokenKind::star_star)) {
+      ExprPtr mapping = parseTest();
+      if (!mapping)
+        return nullptr;
+      keys.push_back(nullptr);
+      values.push_back(std::move(mapping));
+      if (!consumeIf(TokenKind::comma))
+        break;
+      continue;
     }
     if (keys.empty() && at(TokenKind::star))
       return parseSetDisplay(loc, nullptr);

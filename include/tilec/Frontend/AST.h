@@ -190,6 +190,7 @@ public:
       children.push_back(value.get());
     setHeightAbove(children);
   }
+  /// A null key marks `**value`, whose entries the dict takes.
   std::vector<ExprPtr> keys;
   std::vector<ExprPtr> values;
 };
