@@ -79,19 +79,7 @@ Ref Evaluator::eval(const Expr &expr) {
   }
   case Expr::Kind::Dict: {
     const auto &dict = llvm::cast<DictExpr>(expr);
-    std::vector<std::pair<Ref, Ref>> entries;
-    // A key given again replaces the value, in the first key's place.
-    llvm::StringMap<size_t> positions;
-    auto put = [&](const Ref &key, const Ref &value) {
-      if (std::optional<std::string> hash = getHashKey(*key)) {
-        auto [it, inserted] = positions.try_emplace(*hash, entries.size());
-        if (!inserted) {
-          entries[it->second].second = value;
-          return;
-        }
-      }
-      entries.push_back({key, value});
-    };
+    DictBuilder entries;
     bool invalid = false;
     for (auto [key, value] : llvm::zip(dict.keys, dict.values)) {
       if (!key) {
@@ -105,16 +93,16 @@ Ref Evaluator::eval(const Expr &expr) {
           continue;
         }
         for (const auto &[k, v] : source->entries)
-          put(k, v);
+          entries.put(k, v);
         continue;
       }
       Ref k = eval(*key), v = eval(*value);
       invalid |= isPoison(k) || isPoison(v);
-      put(k, v);
+      entries.put(k, v);
     }
     if (invalid)
       return poison();
-    return checkNesting(std::make_shared<DictObject>(std::move(entries)),
+    return checkNesting(std::make_shared<DictObject>(entries.take()),
                         expr.getLoc());
   }
   case Expr::Kind::Attribute:
@@ -208,7 +196,7 @@ Ref Evaluator::evalComprehension(const ComprehensionExpr &expr) {
   std::shared_ptr<Scope> outer = scope;
   scope = makeScope(outer);
   std::vector<Ref> elements;
-  std::vector<std::pair<Ref, Ref>> entries;
+  DictBuilder entries;
   bool invalid = false;
   std::function<void(size_t)> run = [&](size_t level) {
     if (invalid || source.tooManyErrors())
@@ -219,7 +207,7 @@ Ref Evaluator::evalComprehension(const ComprehensionExpr &expr) {
       if (expr.value) {
         Ref value = load(eval(*expr.value), expr.value->getLoc());
         invalid |= isPoison(value);
-        entries.push_back({element, value});
+        entries.put(element, value);
       } else {
         elements.push_back(element);
       }
@@ -271,7 +259,7 @@ Ref Evaluator::evalComprehension(const ComprehensionExpr &expr) {
   if (invalid)
     return poison();
   if (expr.form == ComprehensionExpr::Form::Dict)
-    return checkNesting(std::make_shared<DictObject>(std::move(entries)),
+    return checkNesting(std::make_shared<DictObject>(entries.take()),
                         expr.getLoc());
   if (expr.form == ComprehensionExpr::Form::Set)
     return buildSet(elements, expr.getLoc());
@@ -316,6 +304,18 @@ Ref Evaluator::evalName(const NameExpr &expr) {
                : (hint.empty() ? "" : "; did you mean '" + hint + "'?")));
 }
 
+namespace {
+/// A name of TileLang's language that tilec does not take.
+struct UnsupportedName {
+  StringRef name, reason, instead;
+};
+} // namespace
+
+static constexpr UnsupportedName kUnsupportedNames[] = {
+#define UNSUPPORTED(name, reason, instead) {name, reason, instead},
+#include "tilec/Frontend/Unsupported.def"
+};
+
 Ref Evaluator::getAttribute(const Ref &value, StringRef attr, SMLoc loc) {
   if (isPoison(value))
     return value;
@@ -329,19 +329,17 @@ Ref Evaluator::getAttribute(const Ref &value, StringRef attr, SMLoc loc) {
       return it->second;
     if (isHostName(*mod, attr))
       return std::make_shared<HostObject>(mod->name + "." + attr.str());
-    if (mod->name == "T") {
-#define UNSUPPORTED(name, reason, instead)                                     \
-  if (attr == name)                                                            \
-    return error(loc, "T." + attr +                                            \
-                          " is not supported by tilec: " reason "; " instead);
-#include "tilec/Frontend/Unsupported.def"
-    }
     std::vector<std::string> names;
     for (const auto &member : mod->members)
       names.push_back(member.first);
     if (mod->name == "T") {
-#define UNSUPPORTED(name, reason, instead) names.push_back(name);
-#include "tilec/Frontend/Unsupported.def"
+      for (const UnsupportedName &unsupported : kUnsupportedNames) {
+        if (attr == unsupported.name)
+          return error(loc, "T." + attr + " is not supported by tilec: " +
+                                unsupported.reason + "; " +
+                                unsupported.instead);
+        names.push_back(unsupported.name.str());
+      }
     }
     std::string hint = suggest(attr, names);
     return error(loc, mod->name + " has no attribute '" + attr + "'" +

@@ -174,19 +174,12 @@ static Ref dictBuiltin(Evaluator &eval, const CallArgs &call) {
   if (call.args.size() > 1)
     return eval.error(call.argLocs[1], "dict() takes at most one positional "
                                        "argument");
-  std::vector<std::pair<Ref, Ref>> entries;
-  auto put = [&](Ref key, Ref value) {
-    for (auto &entry : entries)
-      if (constEquals(entry.first, key).value_or(false)) {
-        entry.second = std::move(value);
-        return;
-      }
-    entries.push_back({std::move(key), std::move(value)});
-  };
+  DictBuilder entries;
   if (!call.args.empty()) {
     const Ref &source = call.args.front();
     if (auto *dict = llvm::dyn_cast<DictObject>(source.get())) {
-      entries = dict->entries;
+      for (const auto &[key, value] : dict->entries)
+        entries.put(key, value);
     } else {
       std::optional<std::vector<Ref>> items =
           iterate(eval, source, call.argLocs.front());
@@ -197,13 +190,13 @@ static Ref dictBuiltin(Evaluator &eval, const CallArgs &call) {
         if (!pair || pair->elements.size() != 2)
           return eval.error(call.argLocs.front(),
                             "dict() takes pairs of a key and a value");
-        put(pair->elements[0], pair->elements[1]);
+        entries.put(pair->elements[0], pair->elements[1]);
       }
     }
   }
   for (const auto &[name, value] : call.keywords)
-    put(string(name), value);
-  return eval.checkNesting(std::make_shared<DictObject>(std::move(entries)),
+    entries.put(string(name), value);
+  return eval.checkNesting(std::make_shared<DictObject>(entries.take()),
                            call.loc);
 }
 

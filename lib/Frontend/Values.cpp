@@ -168,6 +168,10 @@ bool tilec::frontend::isChangeable(const Object &value) {
   return (tuple && tuple->isList) || llvm::isa<DictObject>(value);
 }
 
+/// tilelang's parts that build kernels but that tilec does not model.
+static constexpr llvm::StringLiteral kUnmodeledTilelangParts[] = {
+    "rocm", "DataType", "tileop", "intrinsics"};
+
 bool tilec::frontend::isHostName(const ModuleObject &mod, StringRef name) {
   StringRef top = StringRef(mod.name).split('.').first;
   // The carver's architecture classes and the autotuner's AutoTuner drive
@@ -184,11 +188,11 @@ bool tilec::frontend::isHostName(const ModuleObject &mod, StringRef name) {
   if (mod.name == "T.fp8")
     return true;
   return mod.name == "tilelang" &&
-         llvm::is_contained({"profiler", "tools", "testing", "utils", "cuda",
-                             "contrib", "engine", "cache", "env", "quantize",
-                             "intrinsics", "tileop", "rocm", "TensorSupplyType",
-                             "DataType", "__version__", "__file__"},
-                            name);
+         (llvm::is_contained(kUnmodeledTilelangParts, name) ||
+          llvm::is_contained({"profiler", "tools", "testing", "utils", "cuda",
+                              "contrib", "engine", "cache", "env", "quantize",
+                              "TensorSupplyType", "__version__", "__file__"},
+                             name));
 }
 
 bool tilec::frontend::isUnmodeledTilelangName(StringRef description) {
@@ -196,8 +200,7 @@ bool tilec::frontend::isUnmodeledTilelangName(StringRef description) {
   StringRef part = rest.split('.').first.split('(').first;
   if (top == "T")
     return true;
-  return top == "tilelang" &&
-         llvm::is_contained({"rocm", "DataType", "tileop", "intrinsics"}, part);
+  return top == "tilelang" && llvm::is_contained(kUnmodeledTilelangParts, part);
 }
 
 void tilec::frontend::markContained(const Object &object) {
@@ -429,6 +432,23 @@ Ref tilec::frontend::makeSet(llvm::ArrayRef<Ref> items, Ref &unhashable) {
       elements.push_back(item);
   }
   return std::make_shared<SetObject>(std::move(elements), std::move(seen));
+}
+
+void DictBuilder::put(Ref key, Ref value) {
+  if (std::optional<std::string> hash = getHashKey(*key)) {
+    auto [it, inserted] = positions.try_emplace(*hash, entries.size());
+    if (!inserted) {
+      entries[it->second].second = std::move(value);
+      return;
+    }
+  } else {
+    for (auto &entry : entries)
+      if (constEquals(entry.first, key).value_or(false)) {
+        entry.second = std::move(value);
+        return;
+      }
+  }
+  entries.push_back({std::move(key), std::move(value)});
 }
 
 bool SetObject::contains(const Object &value) const {

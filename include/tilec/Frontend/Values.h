@@ -16,6 +16,7 @@
 #include "mlir/IR/Types.h"
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 
 #include <algorithm>
@@ -203,6 +204,20 @@ std::optional<std::string> getHashKey(const Object &value);
 /// The set of `items`, or null if one cannot be hashed, which `unhashable`
 /// then is.
 Ref makeSet(llvm::ArrayRef<Ref> items, Ref &unhashable);
+
+/// The entries of a dict being made (a display, a comprehension, dict()), as
+/// Python makes them: a key given again keeps its first place and takes the
+/// later value. Hashable keys are found by hash key, the others by
+/// comparison.
+class DictBuilder {
+public:
+  void put(Ref key, Ref value);
+  std::vector<std::pair<Ref, Ref>> take() { return std::move(entries); }
+
+private:
+  std::vector<std::pair<Ref, Ref>> entries;
+  llvm::StringMap<size_t> positions;
+};
 
 /// Whether `value` is a list or a dict: a value that changes in place.
 bool isChangeable(const Object &value);
