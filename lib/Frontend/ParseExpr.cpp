@@ -558,30 +558,25 @@ ExprPtr Parser::parseDictDisplay() {
 }
 
 ExprPtr Parser::parseSetDisplay(SMLoc loc, ExprPtr first) {
-  std::vector<ExprPtr> elements;
-  if (first) {
-    if (at(TokenKind::kw_for)) {
-      ExprPtr set = parseComprehension(loc, ComprehensionExpr::Form::Set,
-                                       std::move(first), nullptr);
-      if (!set || !expect(TokenKind::r_brace, "'}'"))
-        return nullptr;
-      return set;
-    }
-    elements.push_back(std::move(first));
-    if (!consumeIf(TokenKind::comma)) {
-      if (!expect(TokenKind::r_brace, "'}'"))
-        return nullptr;
-      return checkHeight(std::make_unique<ListExpr>(loc, std::move(elements),
-                                                    /*isSet=*/true));
-    }
+  if (first && at(TokenKind::kw_for)) {
+    ExprPtr set = parseComprehension(loc, ComprehensionExpr::Form::Set,
+                                     std::move(first), nullptr);
+    if (!set || !expect(TokenKind::r_brace, "'}'"))
+      return nullptr;
+    return set;
   }
-  while (!at(TokenKind::r_brace)) {
+  std::vector<ExprPtr> elements;
+  bool more = true;
+  if (first) {
+    elements.push_back(std::move(first));
+    more = consumeIf(TokenKind::comma);
+  }
+  while (more && !at(TokenKind::r_brace)) {
     ExprPtr element = parseStarredOrTest();
     if (!element)
       return nullptr;
     elements.push_back(std::move(element));
-    if (!consumeIf(TokenKind::comma))
-      break;
+    more = consumeIf(TokenKind::comma);
   }
   if (!expect(TokenKind::r_brace, "'}'"))
     return nullptr;

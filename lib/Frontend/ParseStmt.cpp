@@ -558,9 +558,8 @@ ExprPtr Parser::parseForTarget() {
       return nullptr;
     targets.push_back(std::move(target));
   } while (consumeIf(TokenKind::comma) && !at(TokenKind::kw_in) && !at(close));
-  if (close == TokenKind::r_paren && !expect(close, "')'"))
-    return nullptr;
-  if (close == TokenKind::r_square && !expect(close, "']'"))
+  if (close != TokenKind::eof &&
+      !expect(close, close == TokenKind::r_paren ? "')'" : "']'"))
     return nullptr;
   if (targets.size() == 1 && close == TokenKind::eof &&
       !llvm::isa<StarredExpr>(*targets.front()))
