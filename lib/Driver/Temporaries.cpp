@@ -30,7 +30,6 @@ static constexpr int kInterruptSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
 static struct sigaction previousActions[std::size(kInterruptSignals)];
 /// The signals ignored when tilec started, by index in kInterruptSignals.
 static bool inheritedIgnored[std::size(kInterruptSignals)];
-static bool inheritedRecorded = false;
 static volatile sig_atomic_t interrupted = 0;
 
 namespace {
@@ -160,16 +159,18 @@ bool tilec::enterPrivateTemporaryFolder(llvm::raw_ostream &errs) {
   return true;
 }
 
-void tilec::keepIgnoredSignalsIgnored() {
+void tilec::recordIgnoredSignals() {
   for (size_t i = 0; i < std::size(kInterruptSignals); ++i) {
     struct sigaction current;
     ::sigaction(kInterruptSignals[i], nullptr, &current);
-    if (!inheritedRecorded)
-      inheritedIgnored[i] = current.sa_handler == SIG_IGN;
-    else if (inheritedIgnored[i] && current.sa_handler != SIG_IGN)
-      ::signal(kInterruptSignals[i], SIG_IGN);
+    inheritedIgnored[i] = current.sa_handler == SIG_IGN;
   }
-  inheritedRecorded = true;
+}
+
+void tilec::restoreIgnoredSignals() {
+  for (size_t i = 0; i < std::size(kInterruptSignals); ++i)
+    if (inheritedIgnored[i])
+      ::signal(kInterruptSignals[i], SIG_IGN);
 }
 
 bool tilec::isBeingInterrupted() { return interrupted != 0; }

@@ -28,9 +28,9 @@
 using namespace tilec;
 
 int main(int argc, char **argv) {
-  keepIgnoredSignalsIgnored();
+  recordIgnoredSignals();
   llvm::InitLLVM initLLVM(argc, argv);
-  keepIgnoredSignalsIgnored();
+  restoreIgnoredSignals();
   mlir::registerAsmPrinterCLOptions();
   mlir::registerMLIRContextCLOptions();
   mlir::registerPassManagerCLOptions();

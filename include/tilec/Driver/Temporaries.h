@@ -26,9 +26,12 @@ bool enterPrivateTemporaryFolder(llvm::raw_ostream &errs);
 void removePrivateTemporaryFolder();
 
 /// Notes which of the signals above whoever started tilec ignores (nohup,
-/// `cmd &` in a script), so that they stay ignored; call first in main,
-/// before LLVM installs its own handlers, and again after.
-void keepIgnoredSignalsIgnored();
+/// `cmd &` in a script); call first in main, before LLVM installs its own
+/// handlers.
+void recordIgnoredSignals();
+/// Ignores again the signals recordIgnoredSignals found ignored, where LLVM
+/// has since installed its handlers.
+void restoreIgnoredSignals();
 
 /// Whether a signal is ending tilec. A failure that its handler caused (the
 /// tools it ended) is not reported: the thread that sees one waits for the
