@@ -109,17 +109,21 @@ static void addTilePipeline(PassManager &pm, const CompileOptions &options) {
   pm.addPass(createCSEPass());
 }
 
-/// No backend takes 8-bit floats: their arithmetic and math functions are
-/// done in f32 and their conversions in integer arithmetic. `mathTypes`
-/// are the float types besides f32 and f64 whose math functions the
-/// target computes itself; the others are computed in f32.
-static std::string expandFp8(llvm::StringRef mathTypes) {
+/// No backend computes on 8-bit floats: their arithmetic and math
+/// functions are done in f32, and their conversions by the target's cvt
+/// instructions where it has them (`fp8Conversions`), otherwise in integer
+/// arithmetic. `mathTypes` are the float types besides f32 and f64 whose
+/// math functions the target computes itself; the others are computed in
+/// f32.
+static std::string expandFp8(llvm::StringRef mathTypes, bool fp8Conversions) {
   std::string extraTypes =
       mathTypes.empty() ? "" : ("extra-types=" + mathTypes + " ").str();
   return "math-extend-to-supported-types{" + extraTypes +
          "target-type=f32},"
          "arith-emulate-unsupported-floats{source-types=f8E4M3FN,f8E5M2,"
-         "f8E4M3FNUZ,f8E5M2FNUZ target-type=f32},tilec-expand-fp8";
+         "f8E4M3FNUZ,f8E5M2FNUZ target-type=f32}," +
+         (fp8Conversions ? "tilec-convert-fp8-to-nvvm," : "") +
+         "tilec-expand-fp8";
 }
 
 static LogicalResult addDevicePipeline(PassManager &pm,
@@ -129,7 +133,8 @@ static LogicalResult addDevicePipeline(PassManager &pm,
   // accesses they guarded can be vectorized.
   // NVIDIA's libdevice calls take f16 and bfloat16 as they are; OCML has no
   // bfloat16 functions.
-  std::string common = expandFp8(target.isNVIDIA() ? "f16,bf16" : "f16") +
+  std::string common = expandFp8(target.isNVIDIA() ? "f16,bf16" : "f16",
+                                 target.hasFp8Conversions) +
                        ",expand-strided-metadata,lower-affine,"
                        "int-range-optimizations,"
                        "canonicalize,cse,"
@@ -229,7 +234,8 @@ static LogicalResult addHostLLVMPipeline(PassManager &pm,
   std::string pipeline =
       "func.func(arith-emulate-unsupported-floats{source-types=bf16 "
       "target-type=f32}," +
-      expandFp8("") + ",arith-expand{include-bf16=true}";
+      expandFp8("", /*fp8Conversions=*/false) +
+      ",arith-expand{include-bf16=true}";
   if (options.fastMath)
     pipeline += ",tilec-fast-math{nvvm-ftz=0}";
   else if (options.contractFloat)

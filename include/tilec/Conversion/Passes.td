@@ -133,6 +133,30 @@ def ConvertGPUToNVVM : Pass<"tilec-convert-gpu-to-nvvm", "mlir::gpu::GPUModuleOp
                            "::mlir::NVVM::NVVMDialect"];
 }
 
+def ConvertFp8ToNVVM
+    : Pass<"tilec-convert-fp8-to-nvvm", "mlir::gpu::GPUModuleOp"> {
+  let summary = "Convert 8-bit floats with NVIDIA's paired cvt instructions";
+  let description = [{
+    From sm_89 on, `cvt` converts two 8-bit floats (`e4m3x2`, `e5m2x2`) to
+    two halves in one instruction, and two f32 values to two 8-bit floats
+    with round to nearest even and saturation to the largest finite value
+    (`.rn.satfinite`), which is what `tilec-expand-fp8` computes in integer
+    arithmetic. This pass turns each `arith.extf` from `f8E4M3FN` or
+    `f8E5M2`, and each `arith.truncf` to them from f16, bf16 or f32, scalar
+    or vector, into those instructions, two elements at a time. Conversions
+    it does not take (f64 sources, the FNUZ formats) are left to
+    `tilec-expand-fp8`, which runs after it.
+
+    ```mlir
+    %h = arith.extf %x : vector<4xf8E4M3FN> to vector<4xf32>
+    // becomes two nvvm.convert.f8x2.to.f16x2 on halves of %x, then an
+    // arith.extf of the vector<4xf16> they make.
+    ```
+  }];
+  let dependentDialects = ["::mlir::NVVM::NVVMDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 def ConvertMathToOCML
     : Pass<"tilec-convert-math-to-ocml", "mlir::gpu::GPUModuleOp"> {
   let summary = "Call the ROCm device library for math the AMDGPU back end "

@@ -40,6 +40,9 @@ struct TargetInfo {
   /// The 32-bit registers one thread may hold: 255 on NVIDIA, 512 on CDNA
   /// (256 VGPRs and 256 AGPRs), 256 on RDNA3.
   int64_t registersPerThread = 255;
+  /// cvt between pairs of 8-bit floats (e4m3, e5m2) and f16 or f32: sm_89
+  /// on.
+  bool hasFp8Conversions = false;
 
   bool isNVIDIA() const { return vendor == Vendor::NVIDIA; }
   /// The host CPU: kernels run their blocks one after the other.
