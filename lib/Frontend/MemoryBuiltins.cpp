@@ -348,7 +348,8 @@ static Ref clear(Evaluator &eval, const CallArgs &call) {
 
 static Ref atomicAdd(Evaluator &eval, const CallArgs &call) {
   std::optional<Args> args =
-      bindArgs(eval, call, "T.atomic_add", {"dst", "value", "memory_order"}, 2);
+      bindArgs(eval, call, "T.atomic_add",
+               {"dst", "value", "memory_order", "use_tma"}, 2);
   if (!args || !eval.requireKernel(call.loc, "T.atomic_add"))
     return poison();
   if (isPoison((*args)[0]) || isPoison((*args)[1]))
@@ -362,14 +363,40 @@ static Ref atomicAdd(Evaluator &eval, const CallArgs &call) {
                         "T.atomic_add supports memory_order=\"relaxed\" "
                         "only, which is what it does without one");
   }
+  // TileLang's use_tma=True adds a shared tile with one bulk reduction;
+  // tilec's element-wise atomic adds give the same sums.
+  if (args->has(3) &&
+      constBoolArg(eval, (*args)[3], args->loc(3), "use_tma").value_or(false))
+    eval.emitRemark(args->loc(3),
+                    "use_tma=True is a hint tilec does not follow: the tile "
+                    "is added element by element with atomic adds");
   auto *dst = llvm::dyn_cast<AccessObject>((*args)[0].get());
-  if (!dst || !dst->isElement())
+  if (!dst)
     return eval.error(args->loc(0),
-                      "the destination of T.atomic_add is an element or the "
-                      "origin of a region, e.g. C[i, j]");
+                      "the destination of T.atomic_add is an element, the "
+                      "origin of a region or a region, e.g. C[i, j] or "
+                      "C[i, 0:64]");
+  auto tile = std::dynamic_pointer_cast<const BufferObject>((*args)[1]);
+  if (tile && tile->isVar)
+    tile = nullptr;
+  std::optional<llvm::SmallVector<int64_t>> extents;
+  if (!dst->isElement()) {
+    if (!tile)
+      return eval.error(args->loc(0),
+                        "a scalar is added to one element; index the "
+                        "destination without slices");
+    extents.emplace();
+    for (std::optional<int64_t> extent : dst->extents)
+      extents->push_back(extent.value_or(1));
+    llvm::ArrayRef<int64_t> shape =
+        llvm::cast<mlir::MemRefType>(tile->memref.getType()).getShape();
+    if (squeeze(*extents) != squeeze(shape))
+      return eval.error(call.loc, "T.atomic_add of a " + shapeString(shape) +
+                                      " tile into a " + shapeString(*extents) +
+                                      " region: the shapes differ");
+  }
   mlir::Value value;
-  if (auto tile = std::dynamic_pointer_cast<const BufferObject>((*args)[1]);
-      tile && !tile->isVar) {
+  if (tile) {
     value = tile->memref;
   } else {
     Ref scalar = eval.toScalar((*args)[1], args->loc(1));
@@ -380,7 +407,7 @@ static Ref atomicAdd(Evaluator &eval, const CallArgs &call) {
   llvm::SmallVector<mlir::Value> indices;
   for (const Ref &offset : dst->offsets)
     indices.push_back(eval.materializeIndex(offset, args->loc(0)));
-  eval.getEmitter().emitAtomicAdd(value, dst->buffer->memref, indices,
+  eval.getEmitter().emitAtomicAdd(value, dst->buffer->memref, indices, extents,
                                   call.loc);
   return none();
 }

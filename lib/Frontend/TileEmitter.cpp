@@ -209,9 +209,13 @@ void TileEmitter::emitReduce(tile::ReduceKind kind, mlir::Value src,
 }
 
 void TileEmitter::emitAtomicAdd(mlir::Value value, mlir::Value dst,
-                                mlir::ValueRange indices, SMLoc loc) {
+                                mlir::ValueRange indices,
+                                std::optional<llvm::ArrayRef<int64_t>> extents,
+                                SMLoc loc) {
   auto op =
-      tile::AtomicAddOp::create(builder, getLoc(loc), value, dst, indices);
+      tile::AtomicAddOp::create(builder, getLoc(loc), value, dst, indices,
+                                extents ? builder.getDenseI64ArrayAttr(*extents)
+                                        : mlir::DenseI64ArrayAttr());
   verifyNewOp(op);
 }
 

@@ -92,6 +92,28 @@ func.func @unit_dims(%arg0: memref<?x4x5x64xf16>, %arg1: index) {
 
 // -----
 
+// A region with a unit dimension in the middle, as dQ[b, i:i + 16, h, :]
+// gives: the tile's rows and columns land on its dimensions 1 and 3.
+// CHECK-LABEL: func.func @atomic_region
+// CHECK: tile.parallel (%[[I:.*]], %[[J:.*]]) in (16, 8) {
+// CHECK:   %[[V:.*]] = memref.load %{{.*}}[%[[I]], %[[J]]] : memref<16x8xf32, #tile.shared>
+// CHECK:   %[[ROW:.*]] = arith.addi %{{.*}}, %[[I]] : index
+// CHECK:   scf.if
+// CHECK:     memref.atomic_rmw addf %[[V]], %arg0[%{{.*}}, %[[ROW]], %{{.*}}, %[[J]]]
+func.func @atomic_region(%arg0: memref<2x40x4x8xf32>) {
+  %c16 = arith.constant 16 : index
+  %c0 = arith.constant 0 : index
+  %c3 = arith.constant 3 : index
+  tile.kernel blocks(%bx, %by) in (%c3, %c3) threads(64) {
+    %s = tile.alloc_shared : memref<16x8xf32, #tile.shared>
+    %r = arith.muli %by, %c16 : index
+    tile.atomic_add %s to %arg0[%bx, %r, %bx, %c0] {extents = array<i64: 1, 16, 1, 8>} : memref<16x8xf32, #tile.shared> to memref<2x40x4x8xf32>
+  }
+  return
+}
+
+// -----
+
 // An atomic add of a tile is an atomic per element, skipped outside the
 // destination; a scalar atomic add is one atomic.
 // CHECK-LABEL: func.func @atomics

@@ -298,6 +298,7 @@ def configs():
                     {"M": m, "N": n, "K": k, "TRANS_A": 0, "TRANS_B": 0,
                      "IN_KIND": 0, "ACC_F16": 0, "OUT_KIND": 0},
                     ["--arch", archs], "gemm.cpp", ["-lcublas", "-lcudart"]))
+    out.append(("atomic_region", kernel("atomic"), {}, "ATOMIC_REGION", {}))
     out.append(("control", kernel("control"), {}, "CONTROL", {}))
     out.append(("control_fast_math", kernel("control"), {}, "CONTROL", {},
                 ["--fast-math"]))

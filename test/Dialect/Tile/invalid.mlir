@@ -564,6 +564,28 @@ func.func @atomic_tile_rank(%A: memref<64xf32>, %n: index) {
 
 // -----
 
+func.func @atomic_region_rank(%A: memref<8x64xf32>, %n: index) {
+  tile.kernel blocks(%a) in (%n) threads(128) {
+    %t = tile.alloc_fragment : memref<64xf32, #tile.fragment>
+    // expected-error@+1 {{has 1 region extents for a rank-2 destination}}
+    tile.atomic_add %t to %A[%a, %a] {extents = array<i64: 64>} : memref<64xf32, #tile.fragment> to memref<8x64xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @atomic_region_shape(%A: memref<8x64xf32>, %n: index) {
+  tile.kernel blocks(%a) in (%n) threads(128) {
+    %t = tile.alloc_fragment : memref<2x32xf32, #tile.fragment>
+    // expected-error@+1 {{a 2x32 tile does not fill a 1x64 region}}
+    tile.atomic_add %t to %A[%a, %a] {extents = array<i64: 1, 64>} : memref<2x32xf32, #tile.fragment> to memref<8x64xf32>
+  }
+  return
+}
+
+// -----
+
 func.func @atomic_tile_elements(%A: memref<64xf32>, %t: memref<4xindex, #tile.local>, %n: index) {
   tile.kernel blocks(%a) in (%n) threads(128) {
     // expected-error@+1 {{the value must hold integers or floating-point numbers, got 'index'}}

@@ -92,6 +92,35 @@ static bool run(Context &ctx) {
   return ok;
 }
 
+#elif defined(TEST_ATOMIC_REGION)
+// Y[b, s, h, :] += X[b, s, h, :] from each of 4 blocks at once, over
+// Y = 1: Y = 1 + 4 X exactly (small integers), for lengths with and without
+// a tail block of rows.
+static bool run(Context &ctx) {
+  bool ok = true;
+  const int batch = 2, heads = 3, dim = 64, splits = 4;
+  for (int64_t length : {256, 100, 1}) {
+    size_t count = size_t(batch) * length * heads * dim;
+    std::vector<float> x(count), ones(count, 1.0f);
+    std::vector<float> noise = ctx.uniform(count);
+    for (size_t i = 0; i < count; ++i)
+      x[i] = std::floor(noise[i] * 8);
+    Buffer X(count, 4), Y(count, 4);
+    X.upload(x.data());
+    Y.upload(ones.data());
+    CHECK(LAUNCH(atomic_region, X.ptr, Y.ptr, length));
+    SYNC();
+    std::vector<float> y(count);
+    Y.download(y.data());
+    std::vector<double> want(count);
+    for (size_t i = 0; i < count; ++i)
+      want[i] = 1.0 + splits * double(x[i]);
+    ok &= compare(std::string(TEST_NAME) + " n=" + std::to_string(length),
+                  widen(y), want, 0, 0, ctx.seed);
+  }
+  return ok;
+}
+
 #elif defined(TEST_COPY3D)
 // O[b, s, h, :] = Q[b, s, h, :] + h for a [3, 200, 5, 64] half tensor.
 static bool run(Context &ctx) {

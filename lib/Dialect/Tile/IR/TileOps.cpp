@@ -826,11 +826,35 @@ LogicalResult AtomicAddOp::verify() {
   }
   if (!valueType.hasStaticShape())
     return emitOpError() << "a tile value must have a static shape";
-  if (valueType.getRank() > destType.getRank())
+  if (std::optional<ArrayRef<int64_t>> extents = getExtents()) {
+    if (static_cast<int64_t>(extents->size()) != destType.getRank())
+      return emitOpError() << "has " << extents->size()
+                           << " region extents for a rank-"
+                           << destType.getRank() << " destination";
+    auto nonUnit = [](ArrayRef<int64_t> shape) {
+      return llvm::to_vector(
+          llvm::make_filter_range(shape, [](int64_t e) { return e != 1; }));
+    };
+    if (nonUnit(*extents) != nonUnit(valueType.getShape()))
+      return emitOpError() << "a " << formatShape(valueType.getShape())
+                           << " tile does not fill a " << formatShape(*extents)
+                           << " region";
+  } else if (valueType.getRank() > destType.getRank()) {
     return emitOpError() << "a " << formatShape(valueType.getShape())
                          << " tile does not fit a rank-" << destType.getRank()
                          << " destination";
+  }
   return verifyNumericElements(*this, "the value", valueType);
+}
+
+SmallVector<int64_t> AtomicAddOp::getRegionExtents() {
+  if (std::optional<ArrayRef<int64_t>> extents = getExtents())
+    return llvm::to_vector(*extents);
+  auto valueType = cast<MemRefType>(getValue().getType());
+  auto destType = cast<MemRefType>(getDest().getType());
+  SmallVector<int64_t> extents(destType.getRank() - valueType.getRank(), 1);
+  llvm::append_range(extents, valueType.getShape());
+  return extents;
 }
 
 //===----------------------------------------------------------------------===//

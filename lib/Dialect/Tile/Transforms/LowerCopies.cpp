@@ -371,22 +371,24 @@ void lowerAtomicTile(AtomicAddOp op) {
   Location loc = op.getLoc();
   auto valueType = cast<MemRefType>(op.getValue().getType());
   auto destType = cast<MemRefType>(op.getDest().getType());
-  // The tile lands at the region that starts at the indices, with leading
-  // unit dimensions where the tile has lower rank.
-  SmallVector<int64_t> extents(destType.getRank() - valueType.getRank(), 1);
-  llvm::append_range(extents, valueType.getShape());
+  // The tile lands at the region that starts at the indices: its
+  // dimensions other than unit ones, in order, on the region's.
+  SmallVector<int64_t> extents = op.getRegionExtents();
   RegionAccess dst{op.getDest(), getAsOpFoldResult(op.getIndices()), extents};
   SmallVector<int64_t> shape(valueType.getShape());
   buildParallel(b, loc, shape, [&](OpBuilder &b, ValueRange ivs) {
     Value value = memref::LoadOp::create(b, loc, op.getValue(), ivs);
     value = convertElement(b, loc, value, destType.getElementType());
-    // The loop runs over the whole tile, unit dimensions included.
+    SmallVector<Value> steps;
+    for (auto [extent, iv] : llvm::zip(shape, ivs))
+      if (extent != 1)
+        steps.push_back(iv);
     SmallVector<Value> indices;
-    unsigned lead = destType.getRank() - valueType.getRank();
-    for (auto [dim, base] : llvm::enumerate(op.getIndices()))
-      indices.push_back(dim < lead ? base
-                                   : b.createOrFold<arith::AddIOp>(
-                                         loc, base, ivs[dim - lead]));
+    auto step = steps.begin();
+    for (auto [extent, base] : llvm::zip(extents, op.getIndices()))
+      indices.push_back(
+          extent == 1 ? base
+                      : b.createOrFold<arith::AddIOp>(loc, base, *step++));
     guarded(b, loc, dst.inBounds(b, loc, indices), [&](OpBuilder &b) {
       memref::AtomicRMWOp::create(b, loc,
                                   isa<FloatType>(value.getType())

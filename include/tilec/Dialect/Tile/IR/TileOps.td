@@ -357,20 +357,32 @@ def Tile_AtomicAddOp : Tile_Op<"atomic_add", [Tile_InKernel]> {
   let description = [{
     Adds `value` to `dest` at `indices` atomically. A scalar value is added
     to one element; a buffer value is added element-wise to the region of
-    `dest` that starts at `indices` and has the value's shape (with leading
-    unit dimensions when the value has lower rank). Elements outside
-    `dest` are skipped. `dest` is in global or shared memory.
+    `dest` that starts at `indices`. The region's `extents` (one per
+    dimension of `dest`) hold the value's shape with unit dimensions
+    anywhere, as a slice such as `dQ[b, i:i + 64, h, :]` gives: the value's
+    dimensions other than unit ones land, in order, on the region's. Without
+    `extents`, the region has the value's shape, with leading unit
+    dimensions when the value has lower rank. Elements outside `dest` are
+    skipped. `dest` is in global or shared memory.
 
     ```mlir
     tile.atomic_add %C_local to %C[%row, %col]
         : memref<128x128xf32, #tile.fragment> to memref<1024x1024xf32>
+    tile.atomic_add %dq to %dQ[%b, %row, %h, %c0] {extents = array<i64: 1, 64, 1, 128>}
+        : memref<64x128xf32, #tile.shared> to memref<2x1024x8x128xf32>
     ```
   }];
   let arguments = (ins
     AnyType:$value,
     Arg<AnyMemRef, "", [MemRead, MemWrite]>:$dest,
-    Variadic<Index>:$indices
+    Variadic<Index>:$indices,
+    OptionalAttr<DenseI64ArrayAttr>:$extents
   );
+  let extraClassDeclaration = [{
+    /// The extents of the region a tile value lands on: `extents`, or the
+    /// value's shape after leading unit dimensions.
+    ::llvm::SmallVector<int64_t> getRegionExtents();
+  }];
   let assemblyFormat = [{
     $value `to` $dest `[` $indices `]` attr-dict `:` type($value) `to`
     type($dest)
