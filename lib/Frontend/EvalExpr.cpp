@@ -433,6 +433,13 @@ Ref Evaluator::evalAttribute(const AttributeExpr &expr) {
 
 Ref Evaluator::evalCall(const CallExpr &expr) {
   Ref callee = eval(*expr.callee);
+  auto *builtin = llvm::dyn_cast<BuiltinObject>(callee.get());
+  bool takesVariables = builtin && builtin->takesVariables;
+  auto eval = [&](const Expr &arg) -> Ref {
+    if (takesVariables && lookupVariable(arg))
+      return scope->lookup(llvm::cast<NameExpr>(arg).name)->value;
+    return this->eval(arg);
+  };
   CallArgs args;
   args.loc = expr.getLoc();
   for (const ExprPtr &arg : expr.args) {

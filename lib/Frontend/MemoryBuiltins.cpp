@@ -321,13 +321,34 @@ static Ref copy(Evaluator &eval, const CallArgs &call) {
 // T.fill, T.clear, T.atomic_add
 //===----------------------------------------------------------------------===//
 
+/// The T.alloc_var variable `arg` names, or null.
+static std::shared_ptr<const BufferObject> variableArg(const Ref &arg) {
+  auto buffer = std::dynamic_pointer_cast<const BufferObject>(arg);
+  return buffer && buffer->isVar ? buffer : nullptr;
+}
+
+/// Stores `value` into `variable`, as an assignment to it does.
+static void assignVariable(Evaluator &eval,
+                           std::shared_ptr<const BufferObject> variable,
+                           const Ref &value, SMLoc loc) {
+  auto access = std::make_shared<AccessObject>();
+  access->buffer = std::move(variable);
+  eval.store(*access, value, loc);
+}
+
 static Ref fill(Evaluator &eval, const CallArgs &call) {
   std::optional<Args> args =
       bindArgs(eval, call, "T.fill", {"buffer", "value"}, 2);
   if (!args || !eval.requireKernel(call.loc, "T.fill"))
     return poison();
-  auto buffer = bufferArg(eval, (*args)[0], args->loc(0), "the buffer");
   Ref value = eval.toScalar((*args)[1], args->loc(1));
+  if (auto variable = variableArg((*args)[0])) {
+    if (!isPoison(value))
+      assignVariable(eval, variable, value, call.loc);
+    return none();
+  }
+  auto buffer =
+      bufferArg(eval, (*args)[0], args->loc(0), "the destination of T.fill");
   if (!buffer || isPoison(value))
     return poison();
   mlir::Value fillValue = eval.materialize(value, buffer->dtype, args->loc(1));
@@ -339,7 +360,12 @@ static Ref clear(Evaluator &eval, const CallArgs &call) {
   std::optional<Args> args = bindArgs(eval, call, "T.clear", {"buffer"}, 1);
   if (!args || !eval.requireKernel(call.loc, "T.clear"))
     return poison();
-  auto buffer = bufferArg(eval, (*args)[0], args->loc(0), "the buffer");
+  if (auto variable = variableArg((*args)[0])) {
+    assignVariable(eval, variable, std::make_shared<IntObject>(0), call.loc);
+    return none();
+  }
+  auto buffer =
+      bufferArg(eval, (*args)[0], args->loc(0), "the destination of T.clear");
   if (!buffer)
     return poison();
   eval.getEmitter().emitClear(buffer->memref, call.loc);
@@ -433,7 +459,12 @@ void tilec::frontend::addMemoryBuiltins(ModuleObject &language) {
       });
   m["alloc_var"] = builtin("T.alloc_var", allocVar);
   m["copy"] = builtin("T.copy", copy);
-  m["fill"] = builtin("T.fill", fill);
-  m["clear"] = builtin("T.clear", clear);
+  for (auto [name, handler] :
+       {std::pair{"fill", &fill}, std::pair{"clear", &clear}}) {
+    auto writer =
+        std::make_shared<BuiltinObject>(std::string("T.") + name, handler);
+    writer->takesVariables = true;
+    m[name] = writer;
+  }
   m["atomic_add"] = builtin("T.atomic_add", atomicAdd);
 }

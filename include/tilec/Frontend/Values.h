@@ -289,6 +289,9 @@ struct BuiltinObject : ObjectBase<Object::Kind::Builtin> {
   /// A type constructor that subscripting calls, as TileLang's
   /// T.Tensor[shape, dtype] is T.Tensor(shape, dtype).
   bool calledBySubscript = false;
+  /// Arguments that name T.alloc_var variables arrive as the variables
+  /// rather than their values, as T.fill and T.clear write them.
+  bool takesVariables = false;
 };
 
 /// A namespace: `T`, `tilelang`, `T.GemmWarpPolicy`.
