@@ -77,8 +77,23 @@ static Ref convertBuiltin(Evaluator &eval, const CallArgs &call,
   }
   DType type =
       *lookupDType(name == "int" ? "int32" : "float32", eval.getContext());
-  if (getConstNumber(x) && name == "float")
-    return floating(*getConstNumber(x));
+  if (std::optional<double> number = getConstNumber(x)) {
+    if (name == "float")
+      return floating(*number);
+    if (std::optional<int64_t> exact = getConstInt(x))
+      return integer(*exact);
+    // A compile-time float truncates toward zero, as in Python, wherever
+    // the call is: code before a kernel indexes lists with it.
+    if (std::isnan(*number) || std::isinf(*number))
+      return eval.error(args->loc(0),
+                        std::string("cannot convert float ") +
+                            (std::isnan(*number) ? "NaN" : "infinity") +
+                            " to integer");
+    if (std::fabs(*number) >= 0x1p63)
+      return eval.error(args->loc(0),
+                        "int() of a float beyond 64-bit integers");
+    return integer(static_cast<int64_t>(std::trunc(*number)));
+  }
   return eval.cast(x, type, args->loc(0));
 }
 
