@@ -320,6 +320,8 @@ void tilec::frontend::addTilelangHelpers(ModuleObject &tilelang,
                                          ModuleObject &language) {
   auto &m = tilelang.members;
   m["cdiv"] = language.members["ceildiv"];
+  // tilelang.DataType is TVM's, re-exported.
+  m["DataType"] = language.members["dtype"];
   auto math = std::make_shared<ModuleObject>("tilelang.math");
   math->members["cdiv"] = language.members["ceildiv"];
   math->members["next_power_of_2"] = builtin(
