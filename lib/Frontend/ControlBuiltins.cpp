@@ -66,6 +66,28 @@ static Ref parallel(Evaluator &eval, const CallArgs &call) {
   return iterable;
 }
 
+/// TVM's T.parallel(stop) or T.parallel(0, stop): a one-dimensional
+/// T.Parallel, which nested ones make a loop nest of.
+static Ref tirParallel(Evaluator &eval, const CallArgs &call) {
+  std::optional<Args> args =
+      bindArgs(eval, call, "T.parallel", {"start", "stop"}, 1);
+  if (!args)
+    return poison();
+  if (args->has(1)) {
+    std::optional<int64_t> start =
+        getConstInt(eval.load((*args)[0], args->loc(0)));
+    if (start != 0)
+      return eval.error(args->loc(0),
+                        "T.parallel loops start at 0 in tilec; loop over "
+                        "T.parallel(stop - start) and add the start");
+  }
+  CallArgs extent;
+  extent.loc = call.loc;
+  extent.args = {(*args)[args->has(1) ? 1 : 0]};
+  extent.argLocs = {args->loc(args->has(1) ? 1 : 0)};
+  return parallel(eval, extent);
+}
+
 static Ref pipelined(Evaluator &eval, const CallArgs &call) {
   std::optional<Args> args = bindArgs(
       eval, call, "T.Pipelined",
@@ -205,6 +227,7 @@ void tilec::frontend::addControlBuiltins(ModuleObject &language,
   auto &m = language.members;
   m["Kernel"] = builtin("T.Kernel", kernel);
   m["Parallel"] = builtin("T.Parallel", parallel);
+  m["parallel"] = builtin("T.parallel", tirParallel);
   m["Pipelined"] = builtin("T.Pipelined", pipelined);
   m["serial"] = builtin("T.serial", serialLoop(IterableObject::LoopKind::Serial,
                                                "T.serial", false));

@@ -445,6 +445,12 @@ Evaluator::Flow Evaluator::execRuntimeLoop(const ForStmt &stmt,
   enclosingLoops.pop_back();
   if (flow == Flow::Return)
     error(stmt.getLoc(), "'return' inside a kernel loop is not supported");
+  if (iter.loopKind == IterableObject::LoopKind::Parallel &&
+      !emitter.fuseNestedParallel(body))
+    error(stmt.getLoc(),
+          "a T.Parallel loop nested in another runs with it as one loop "
+          "nest, so the outer loop's body may hold only index arithmetic "
+          "beside it");
   return Flow::Normal;
 }
 

@@ -75,6 +75,46 @@ mlir::Block *TileEmitter::emitParallel(llvm::ArrayRef<int64_t> extents,
   return &op.getBody().front();
 }
 
+bool TileEmitter::fuseNestedParallel(mlir::Block *body) {
+  auto outer = llvm::cast<tile::ParallelOp>(body->getParentOp());
+  tile::ParallelOp inner;
+  for (mlir::Operation &op : body->without_terminator()) {
+    auto nested = llvm::dyn_cast<tile::ParallelOp>(op);
+    if (nested && !inner)
+      inner = nested;
+    else if (!mlir::isPure(&op))
+      return !inner &&
+             !llvm::any_of(body->without_terminator(),
+                           [](mlir::Operation &other) {
+                             return llvm::isa<tile::ParallelOp>(other);
+                           });
+  }
+  if (!inner)
+    return true;
+  llvm::SmallVector<int64_t> extents(outer.getExtents());
+  llvm::append_range(extents, inner.getExtents());
+  mlir::OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPoint(outer);
+  auto fused = tile::ParallelOp::create(builder, outer.getLoc(), extents);
+  mlir::Block *fusedBody = &fused.getBody().front();
+  size_t outerRank = outer.getExtents().size();
+  for (auto [i, arg] : llvm::enumerate(body->getArguments()))
+    arg.replaceAllUsesWith(fusedBody->getArgument(i));
+  mlir::Block *innerBody = &inner.getBody().front();
+  for (auto [i, arg] : llvm::enumerate(innerBody->getArguments()))
+    arg.replaceAllUsesWith(fusedBody->getArgument(outerRank + i));
+  // The index arithmetic before the inner loop, then the inner body; what
+  // follows the inner loop is pure and used by nothing.
+  auto &ops = fusedBody->getOperations();
+  ops.splice(fusedBody->getTerminator()->getIterator(), body->getOperations(),
+             body->begin(), inner->getIterator());
+  ops.splice(fusedBody->getTerminator()->getIterator(),
+             innerBody->getOperations(), innerBody->begin(),
+             innerBody->getTerminator()->getIterator());
+  outer.erase();
+  return true;
+}
+
 mlir::Block *TileEmitter::emitPipelined(
     mlir::Value lowerBound, mlir::Value upperBound, int64_t numStages,
     const std::optional<std::vector<int64_t>> &order,

@@ -69,6 +69,11 @@ public:
   mlir::Block *emitKernel(mlir::ValueRange grid,
                           llvm::ArrayRef<int64_t> threads, llvm::SMLoc loc);
   mlir::Block *emitParallel(llvm::ArrayRef<int64_t> extents, llvm::SMLoc loc);
+  /// Makes the parallel loop whose body is `body` and a parallel loop nested
+  /// in it one loop nest, as TileLang runs nested parallel loops: the index
+  /// arithmetic beside the inner loop moves into it. Returns false, leaving
+  /// both loops, when the body does more than compute indices beside it.
+  bool fuseNestedParallel(mlir::Block *body);
   /// `order` and `stage` are set when given, even empty.
   mlir::Block *emitPipelined(mlir::Value lowerBound, mlir::Value upperBound,
                              int64_t numStages,
