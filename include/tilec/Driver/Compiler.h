@@ -23,9 +23,14 @@ namespace tilec {
 /// The stack tilec compiles on: a thread of its own, so that neither the
 /// process's stack limit (`ulimit -s`) nor the thread a library user calls
 /// from decides how deep the front end may recurse. The front end's limits
-/// (docs/robustness.md) need about 16 MiB at worst in a release build;
-/// sanitized builds take a few times more.
+/// (docs/robustness.md) need about 16 MiB at worst in a release build.
+/// AddressSanitizer's redzones make every frame several times larger, so
+/// sanitized builds reserve more; only the pages used take memory.
+#ifdef TILEC_SANITIZER_BUILD
+constexpr unsigned kCompilerStackSize = 1024u << 20;
+#else
 constexpr unsigned kCompilerStackSize = 128u << 20;
+#endif
 
 /// How code is made for one target. tilec's flags set these fields
 /// directly (DriverOptions::compile); the driver sets `target` per --arch.
