@@ -84,28 +84,52 @@ static BuiltinObject::Handler reduce(tile::ReduceKind kind, std::string name) {
       dim += rank;
     bool clearFirst =
         constBoolArg(eval, (*args)[3], args->loc(3), "clear").value_or(true);
+    // Reductions run on fragments. A shared source is copied into one
+    // first, and a source of another dtype than the result converted to it
+    // on the way (T.reduce_absmax of bf16 into float32), as TileLang does;
+    // a shared result is reduced into a fragment that is copied back.
+    TileEmitter &emitter = eval.getEmitter();
+    auto stage = [&](mlir::Value from, tile::MemoryScope scope,
+                     mlir::Type element, llvm::StringRef what,
+                     llvm::SMLoc loc) -> mlir::Value {
+      auto type = mlir::cast<mlir::MemRefType>(from.getType());
+      if (!type.hasStaticShape()) {
+        eval.error(loc, "a reduction that copies its " + what +
+                            " needs a buffer of static shape");
+        return nullptr;
+      }
+      return emitter.emitAlloc(scope, type.getShape(), element, call.loc);
+    };
+    auto copyWhole = [&](mlir::Value from, mlir::Value to) {
+      auto type = mlir::cast<mlir::MemRefType>(from.getType());
+      llvm::SmallVector<int64_t> zeros(type.getRank(), 0);
+      llvm::SmallVector<int64_t> extents(type.getShape());
+      emitter.emitCopy({from, {}, zeros, extents}, {to, {}, zeros, extents},
+                       call.loc);
+    };
+    bool sharedSource = src->scope == tile::MemoryScope::Shared;
     mlir::Value source = src->memref;
-    // A result of another dtype reduces the source's elements converted to
-    // it, as TileLang does (T.reduce_absmax of bf16 into float32): a copy
-    // converts them first, in the source's scope.
-    if (src->dtype.type != dst->dtype.type) {
-      auto sourceType = mlir::cast<mlir::MemRefType>(source.getType());
-      if (!sourceType.hasStaticShape())
-        return eval.error(args->loc(0), "a reduction that converts needs a "
-                                        "source of static shape");
-      TileEmitter &emitter = eval.getEmitter();
-      mlir::Value converted = emitter.emitAlloc(
-          src->scope, sourceType.getShape(), dst->dtype.type, call.loc);
-      if (!converted)
+    if (sharedSource || src->dtype.type != dst->dtype.type) {
+      source =
+          stage(source, sharedSource ? tile::MemoryScope::Fragment : src->scope,
+                dst->dtype.type, "source", args->loc(0));
+      if (!source)
         return poison();
-      llvm::SmallVector<int64_t> zeros(sourceType.getRank(), 0);
-      llvm::SmallVector<int64_t> extents(sourceType.getShape());
-      emitter.emitCopy({source, {}, zeros, extents},
-                       {converted, {}, zeros, extents}, call.loc);
-      source = converted;
+      copyWhole(src->memref, source);
     }
-    eval.getEmitter().emitReduce(kind, source, dst->memref, dim, clearFirst,
-                                 call.loc);
+    mlir::Value result = dst->memref;
+    bool sharedResult = dst->scope == tile::MemoryScope::Shared;
+    if (sharedResult) {
+      result = stage(result, tile::MemoryScope::Fragment, dst->dtype.type,
+                     "result", args->loc(1));
+      if (!result)
+        return poison();
+      if (!clearFirst)
+        copyWhole(dst->memref, result);
+    }
+    emitter.emitReduce(kind, source, result, dim, clearFirst, call.loc);
+    if (sharedResult)
+      copyWhole(result, dst->memref);
     return none();
   };
 }

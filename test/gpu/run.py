@@ -64,6 +64,13 @@ def configs():
                     {"M": 37, "N": 100, "kind": kind, "clear": "False"},
                     "REDUCE", {"M": 37, "N": 100, "REDUCE_KIND": f'"{kind}"',
                                "CLEAR": 0}))
+    # Rows and result in shared memory.
+    for kind, clear in [("sum", False), ("absmax", True)]:
+        out.append((f"reduce_{kind}_shared_37x100", kernel("reduce"),
+                    {"M": 37, "N": 100, "kind": kind, "clear": str(clear),
+                     "scope": "shared"},
+                    "REDUCE", {"M": 37, "N": 100, "REDUCE_KIND": f'"{kind}"',
+                               "CLEAR": int(clear)}))
     # Rows held in bfloat16 and reduced into float32.
     for kind in ["sum", "absmax"]:
         out.append((f"reduce_{kind}_bf16_37x100", kernel("reduce"),
