@@ -108,28 +108,70 @@ static BuiltinObject::Handler reduce(tile::ReduceKind kind, std::string name) {
                        call.loc);
     };
     bool sharedSource = src->scope == tile::MemoryScope::Shared;
+    bool permutedSource = false;
     mlir::Value source = src->memref;
+    // Along another dimension than the last, the source is written to
+    // shared memory with that dimension last, then reduced from there.
+    if (dim != rank - 1 && src->scope != tile::MemoryScope::Local) {
+      auto sourceType = mlir::cast<mlir::MemRefType>(source.getType());
+      if (!sourceType.hasStaticShape())
+        return eval.error(args->loc(0), "a reduction along another dimension "
+                                        "than the last needs a source of "
+                                        "static shape");
+      llvm::SmallVector<int64_t> permutation, shape;
+      for (int64_t d = 0; d < rank; ++d)
+        if (d != dim)
+          permutation.push_back(d);
+      permutation.push_back(dim);
+      for (int64_t d : permutation)
+        shape.push_back(sourceType.getDimSize(d));
+      mlir::Value permuted = emitter.emitAlloc(tile::MemoryScope::Shared, shape,
+                                               src->dtype.type, call.loc);
+      if (!permuted)
+        return poison();
+      emitter.emitPermutedCopy(source, permuted, permutation, call.loc);
+      source = permuted;
+      sharedSource = true;
+      permutedSource = true;
+      dim = rank - 1;
+    }
     if (sharedSource || src->dtype.type != dst->dtype.type) {
-      source =
+      mlir::Value staged =
           stage(source, sharedSource ? tile::MemoryScope::Fragment : src->scope,
                 dst->dtype.type, "source", args->loc(0));
-      if (!source)
+      if (!staged)
         return poison();
-      copyWhole(src->memref, source);
+      copyWhole(source, staged);
+      source = staged;
     }
-    mlir::Value result = dst->memref;
-    bool sharedResult = dst->scope == tile::MemoryScope::Shared;
+    // The result's home: the result itself, or, for a fragment result of
+    // a reduction along another dimension than the last, shared memory, so
+    // that the fragment keeps the layout its other uses give it.
+    mlir::Value home = dst->memref;
+    if (permutedSource && dst->scope == tile::MemoryScope::Fragment) {
+      home = stage(home, tile::MemoryScope::Shared, dst->dtype.type, "result",
+                   args->loc(1));
+      if (!home)
+        return poison();
+      if (!clearFirst)
+        copyWhole(dst->memref, home);
+    }
+    mlir::Value result = home;
+    bool sharedResult =
+        home != dst->memref || dst->scope == tile::MemoryScope::Shared;
     if (sharedResult) {
-      result = stage(result, tile::MemoryScope::Fragment, dst->dtype.type,
+      result = stage(home, tile::MemoryScope::Fragment, dst->dtype.type,
                      "result", args->loc(1));
       if (!result)
         return poison();
       if (!clearFirst)
-        copyWhole(dst->memref, result);
+        copyWhole(home, result);
     }
     emitter.emitReduce(kind, source, result, dim, clearFirst, call.loc);
     if (sharedResult)
-      copyWhole(result, dst->memref);
+      copyWhole(result, home);
+    if (home != dst->memref)
+      copyWhole(home, dst->memref);
     return none();
   };
 }

@@ -115,6 +115,21 @@ bool TileEmitter::fuseNestedParallel(mlir::Block *body) {
   return true;
 }
 
+void TileEmitter::emitPermutedCopy(mlir::Value src, mlir::Value dst,
+                                   llvm::ArrayRef<int64_t> permutation,
+                                   SMLoc loc) {
+  auto srcType = llvm::cast<mlir::MemRefType>(src.getType());
+  mlir::Block *body = emitParallel(srcType.getShape(), loc);
+  mlir::OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToStart(body);
+  llvm::SmallVector<mlir::Value> dstIndices;
+  for (int64_t from : permutation)
+    dstIndices.push_back(body->getArgument(from));
+  mlir::Value element = mlir::memref::LoadOp::create(builder, getLoc(loc), src,
+                                                     body->getArguments());
+  mlir::memref::StoreOp::create(builder, getLoc(loc), element, dst, dstIndices);
+}
+
 mlir::Block *TileEmitter::emitPipelined(
     mlir::Value lowerBound, mlir::Value upperBound, int64_t numStages,
     const std::optional<std::vector<int64_t>> &order,

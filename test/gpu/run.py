@@ -71,6 +71,13 @@ def configs():
                      "scope": "shared"},
                     "REDUCE", {"M": 37, "N": 100, "REDUCE_KIND": f'"{kind}"',
                                "CLEAR": int(clear)}))
+    # Along dimension 0 of the block's tile, held in a fragment or shared.
+    for kind, scope in [("sum", "fragment"), ("max", "shared")]:
+        out.append((f"reduce_{kind}_dim0_{scope}_37x100", kernel("reduce"),
+                    {"M": 37, "N": 100, "kind": kind, "scope": scope,
+                     "dim": 0},
+                    "REDUCE", {"M": 37, "N": 100, "REDUCE_KIND": f'"{kind}"',
+                               "CLEAR": 1}))
     # Rows held in bfloat16 and reduced into float32.
     for kind in ["sum", "absmax"]:
         out.append((f"reduce_{kind}_bf16_37x100", kernel("reduce"),

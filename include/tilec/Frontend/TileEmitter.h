@@ -108,6 +108,10 @@ public:
   void emitGemm(mlir::Value a, mlir::Value b, mlir::Value c, bool transposeA,
                 bool transposeB, tile::GemmWarpPolicy policy, bool clearAccum,
                 llvm::SMLoc loc);
+  /// Copies `src` into `dst` of the same element type, whose dimension k is
+  /// `src`'s dimension permutation[k], as a parallel loop over `src`.
+  void emitPermutedCopy(mlir::Value src, mlir::Value dst,
+                        llvm::ArrayRef<int64_t> permutation, llvm::SMLoc loc);
   void emitFill(mlir::Value buffer, mlir::Value value, llvm::SMLoc loc);
   void emitClear(mlir::Value buffer, llvm::SMLoc loc);
   void emitReduce(tile::ReduceKind kind, mlir::Value src, mlir::Value dst,
