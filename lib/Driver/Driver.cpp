@@ -18,6 +18,7 @@
 #include "mlir/Support/Timing.h"
 #include "mlir/Support/ToolUtilities.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/CrashRecoveryContext.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -131,10 +132,11 @@ static std::string escapeForDepfile(llvm::StringRef path) {
   return result;
 }
 
-/// The depfile of a run: every file written depends on every file read
-/// (the input; .tile files include nothing).
+/// The depfile of a run: every file written depends on every file read,
+/// the input and the files it imports.
 static std::string makeDepfile(const DriverOptions &options,
-                               llvm::ArrayRef<std::string> written) {
+                               llvm::ArrayRef<std::string> written,
+                               llvm::ArrayRef<std::string> imported) {
   std::string text;
   for (const std::string &path : written) {
     if (path == "-")
@@ -146,6 +148,10 @@ static std::string makeDepfile(const DriverOptions &options,
   text += ":";
   if (options.input != "-")
     text += " " + escapeForDepfile(options.input);
+  llvm::StringSet<> listed;
+  for (const std::string &path : imported)
+    if (listed.insert(path).second)
+      text += " " + escapeForDepfile(path);
   return text + "\n";
 }
 
@@ -353,6 +359,8 @@ static int compile(const DriverOptions &options, const char *argv0) {
   std::string headerPath;
   if (mlir::failed(prepare(options, argv0, compilation, headerPath)))
     return 1;
+  std::vector<std::string> imported;
+  compilation.import.importedFiles = &imported;
 
   // Every destination is checked before any work, and written only when
   // everything has succeeded.
@@ -398,7 +406,7 @@ static int compile(const DriverOptions &options, const char *argv0) {
   if (!headerPath.empty())
     contents.push_back(headerText.value_or(""));
   if (!options.depfile.empty())
-    contents.push_back(makeDepfile(options, written));
+    contents.push_back(makeDepfile(options, written, imported));
   return outputs.commit(contents, llvm::errs(),
                         options.injectFault == kInterruptAtCommit
                             ? CommitFault::InterruptBeforeRename

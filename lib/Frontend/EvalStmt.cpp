@@ -630,7 +630,7 @@ void Evaluator::execImport(const ImportStmt &stmt) {
   // the Python modules .tile code may use, or else a module of the host
   // program, which binds a host value: an error only where a kernel needs
   // it.
-  auto root = [&](StringRef name) -> Ref {
+  auto root = [&](StringRef name, SMLoc loc) -> Ref {
     if (name == "tilelang")
       return tilelang;
     if (name == "math")
@@ -643,6 +643,8 @@ void Evaluator::execImport(const ImportStmt &stmt) {
       return namespaces.functools;
     if (name == "torch")
       return namespaces.torch;
+    if (Ref sibling = importSibling(name, loc))
+      return sibling;
     return std::make_shared<HostObject>(name.str());
   };
   // Whether `name` of module (or host value) `from` is the host program's,
@@ -655,7 +657,9 @@ void Evaluator::execImport(const ImportStmt &stmt) {
   auto resolve = [&](StringRef dotted, SMLoc loc) -> Ref {
     llvm::SmallVector<StringRef> parts;
     dotted.split(parts, '.');
-    Ref current = root(parts.front());
+    Ref current = root(parts.front(), loc);
+    if (isPoison(current))
+      return current;
     for (StringRef part : llvm::drop_begin(parts)) {
       if (isHostMember(current, part)) {
         current = getAttribute(current, part, loc);
@@ -682,8 +686,11 @@ void Evaluator::execImport(const ImportStmt &stmt) {
         assignName(alias.asName, mod, alias.loc);
         continue;
       }
+      // `import a.b` binds `a`; a module that failed to import binds
+      // poison, which reports nothing more.
       StringRef top = StringRef(alias.name).split('.').first;
-      assignName(top.str(), root(top), alias.loc);
+      assignName(top.str(), isPoison(mod) ? mod : root(top, alias.loc),
+                 alias.loc);
     }
     return;
   }

@@ -13,6 +13,7 @@
 
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
@@ -301,6 +302,77 @@ Ref Evaluator::takeDefine(StringRef name) {
     return nullptr;
   it->second.used = true;
   return it->second.value;
+}
+
+//===----------------------------------------------------------------------===//
+// Imports of sibling files
+//===----------------------------------------------------------------------===//
+
+Ref Evaluator::importSibling(StringRef name, SMLoc loc) {
+  llvm::SourceMgr &sourceMgr = source.getSourceMgr();
+  unsigned importer = sourceMgr.FindBufferContainingLoc(loc);
+  if (importer == 0)
+    return nullptr;
+  StringRef folder = llvm::sys::path::parent_path(
+      sourceMgr.getMemoryBuffer(importer)->getBufferIdentifier());
+  std::string path;
+  for (StringRef extension : {".tile", ".py"}) {
+    llvm::SmallString<256> candidate(folder);
+    llvm::sys::path::append(candidate, name + extension);
+    if (llvm::sys::fs::is_regular_file(candidate)) {
+      path = candidate.str().str();
+      break;
+    }
+  }
+  if (path.empty())
+    return nullptr;
+  llvm::SmallString<256> real;
+  if (llvm::sys::fs::real_path(path, real))
+    real = path;
+  auto known = importedModules.find(real);
+  if (known != importedModules.end()) {
+    if (!known->second)
+      return error(loc, "'" + name +
+                            "' is imported while it is imported: "
+                            "its files import each other in a "
+                            "circle");
+    return known->second;
+  }
+
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
+      llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  if (!file)
+    return error(loc,
+                 "cannot read '" + path + "': " + file.getError().message());
+  unsigned bufferId =
+      sourceMgr.AddNewSourceBuffer(normalizeSourceText(std::move(*file)), loc);
+  if (options.importedFiles)
+    options.importedFiles->push_back(path);
+  TileSource fileSource(sourceMgr, bufferId, getContext());
+  Parser parser(fileSource);
+  std::unique_ptr<Module> ast = parser.parseModule();
+  source.addErrors(fileSource.getNumErrors());
+  if (fileSource.hasErrors())
+    return poison();
+
+  // The file runs as Python imports a module: in a scope of its own, whose
+  // names become the module's members; -D values are the main file's.
+  importedModules[real] = nullptr;
+  std::shared_ptr<Scope> fileScope = makeScope(nullptr);
+  fileScope->set("__name__", string(name.str()), /*regionDepth=*/0);
+  fileScope->set("__file__", string(path), /*regionDepth=*/0);
+  std::swap(scope, fileScope);
+  execBlock(ast->body);
+  std::swap(scope, fileScope);
+  auto module = std::make_shared<ModuleObject>(name.str());
+  std::vector<std::string> names;
+  fileScope->collectNames(names);
+  for (const std::string &member : names)
+    if (!StringRef(member).starts_with("__"))
+      module->members[member] = fileScope->lookupLocal(member)->value;
+  importedAsts.push_back(std::move(ast));
+  importedModules[real] = module;
+  return module;
 }
 
 //===----------------------------------------------------------------------===//

@@ -47,6 +47,9 @@ struct ImportOptions {
   /// Whether the target's 8-bit floats are the fnuz kinds (AMD's), which
   /// TileLang's determine_fp8_type() then answers.
   bool fnuzFloat8 = false;
+  /// Where to list the files `import` read besides the main one, for
+  /// depfiles (none when null).
+  std::vector<std::string> *importedFiles = nullptr;
 };
 
 /// The modules .tile code reaches without defining them, made by the
@@ -347,6 +350,15 @@ private:
   bool buildKernelFunction(llvm::StringRef name,
                            std::vector<KernelParam> &params, Scope &scope,
                            llvm::SMLoc loc);
+
+  /// The module that `name`.tile or `name`.py beside the file holding
+  /// `loc` defines, evaluated on first import; null when there is no such
+  /// file (Evaluator.cpp).
+  Ref importSibling(llvm::StringRef name, llvm::SMLoc loc);
+  /// Imported files' syntax trees, which their functions point into.
+  std::vector<std::unique_ptr<Module>> importedAsts;
+  /// The modules imported so far by path; null while one is evaluated.
+  llvm::StringMap<Ref> importedModules;
 
   // -D values (Evaluator.cpp).
   void parseDefines();

@@ -1,0 +1,1 @@
+LIMIT = undefined_name + 1
