@@ -284,6 +284,7 @@ static mlir::LogicalResult prepare(const DriverOptions &options,
     compilation.targets.push_back(compile);
   }
   compilation.import.kernel = options.kernel;
+  compilation.import.importPaths = options.importPaths;
   compilation.import.fnuzFloat8 =
       compilation.targets.front().target->vendor == TargetInfo::Vendor::AMD;
   if (std::optional<TypicalDevice> device =

@@ -313,16 +313,23 @@ Ref Evaluator::importSibling(StringRef name, SMLoc loc) {
   unsigned importer = sourceMgr.FindBufferContainingLoc(loc);
   if (importer == 0)
     return nullptr;
-  StringRef folder = llvm::sys::path::parent_path(
-      sourceMgr.getMemoryBuffer(importer)->getBufferIdentifier());
+  std::vector<std::string> folders = {
+      llvm::sys::path::parent_path(
+          sourceMgr.getMemoryBuffer(importer)->getBufferIdentifier())
+          .str()};
+  llvm::append_range(folders, options.importPaths);
   std::string path;
-  for (StringRef extension : {".tile", ".py"}) {
-    llvm::SmallString<256> candidate(folder);
-    llvm::sys::path::append(candidate, name + extension);
-    if (llvm::sys::fs::is_regular_file(candidate)) {
-      path = candidate.str().str();
-      break;
+  for (const std::string &folder : folders) {
+    for (StringRef extension : {".tile", ".py"}) {
+      llvm::SmallString<256> candidate(folder);
+      llvm::sys::path::append(candidate, name + extension);
+      if (llvm::sys::fs::is_regular_file(candidate)) {
+        path = candidate.str().str();
+        break;
+      }
     }
+    if (!path.empty())
+      break;
   }
   if (path.empty())
     return nullptr;

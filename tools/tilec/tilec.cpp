@@ -169,6 +169,11 @@ int main(int argc, char **argv) {
                  "-D dtype=bfloat16, -D shape=(2,3))")
       ->type_name("NAME=VALUE")
       ->take_first();
+  app.add_option("-I", options.importPaths,
+                 "Search DIR for the .tile and .py files that `import` "
+                 "names, after the importing file's folder")
+      ->type_name("DIR")
+      ->take_first();
   app.add_option("--kernel", options.kernel,
                  "Compile only the kernels with these names (comma-separated)");
   app.add_option("--cuda-path", compile.cudaPath,

@@ -30,6 +30,8 @@ struct DriverOptions {
   std::string emit;
   /// `NAME=VALUE` texts of -D, checked when the run starts.
   std::vector<std::string> defines;
+  /// -I: folders `import` searches after the importing file's own.
+  std::vector<std::string> importPaths;
   /// Comma-separated kernel names; empty: all.
   std::string kernel;
   /// Comma-separated GPU names, and whether the command line gave any.

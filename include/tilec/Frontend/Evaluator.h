@@ -47,6 +47,8 @@ struct ImportOptions {
   /// Whether the target's 8-bit floats are the fnuz kinds (AMD's), which
   /// TileLang's determine_fp8_type() then answers.
   bool fnuzFloat8 = false;
+  /// Folders `import` searches after the importing file's own (-I).
+  std::vector<std::string> importPaths;
   /// Where to list the files `import` read besides the main one, for
   /// depfiles (none when null).
   std::vector<std::string> *importedFiles = nullptr;
@@ -351,9 +353,9 @@ private:
                            std::vector<KernelParam> &params, Scope &scope,
                            llvm::SMLoc loc);
 
-  /// The module that `name`.tile or `name`.py beside the file holding
-  /// `loc` defines, evaluated on first import; null when there is no such
-  /// file (Evaluator.cpp).
+  /// The module that `name`.tile or `name`.py defines, found beside the
+  /// file holding `loc` or in an -I folder and evaluated on first import;
+  /// null when there is no such file (Evaluator.cpp).
   Ref importSibling(llvm::StringRef name, llvm::SMLoc loc);
   /// Imported files' syntax trees, which their functions point into.
   std::vector<std::unique_ptr<Module>> importedAsts;
