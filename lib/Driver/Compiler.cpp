@@ -146,8 +146,11 @@ static LogicalResult addDevicePipeline(PassManager &pm,
     lower = "tilec-convert-gpu-to-nvvm{index-bitwidth=32}";
     // LLVM defaults sm_90 to PTX 7.8, which lacks the scoped mbarrier and
     // bulk tensor copy forms that TMA pipelines use; sm_90a starts at 8.0.
+    // sm_89 takes 8-bit float cvt from PTX 8.1 on.
     attach = "nvvm-attach-target{chip=" + target.name.str() + " O=" + opt +
-             (target.hasTma ? " features=+ptx80" : "") +
+             (target.hasTma              ? " features=+ptx80"
+              : target.hasFp8Conversions ? " features=+ptx81"
+                                         : "") +
              (options.fastMath ? " fast=1 ftz=1" : "") + "}";
   } else {
     lower = "tilec-convert-math-to-ocml{chipset=" + target.name.str() +
