@@ -56,6 +56,105 @@ static Ref gemm(Evaluator &eval, const CallArgs &call) {
   return none();
 }
 
+/// Emits `kind` reduction of `src` along `dim` into `dst`. Reductions run
+/// on fragments, along their last dimension, so the operands are staged: a
+/// shared source is copied into a fragment first, and a source of another
+/// dtype than the result converted to it on the way (T.reduce_absmax of
+/// bf16 into float32), as TileLang does; along another dimension, the
+/// source is first written into shared memory with that dimension last. A
+/// shared result is reduced into a fragment that is copied back.
+static Ref emitStagedReduce(Evaluator &eval, const CallArgs &call,
+                            const Args &args, tile::ReduceKind kind,
+                            const BufferObject *src, const BufferObject *dst,
+                            int64_t dim, bool clearFirst) {
+  int64_t rank = src->shape.size();
+  TileEmitter &emitter = eval.getEmitter();
+  auto stage = [&](mlir::Value from, tile::MemoryScope scope,
+                   mlir::Type element, llvm::StringRef what,
+                   llvm::SMLoc loc) -> mlir::Value {
+    auto type = mlir::cast<mlir::MemRefType>(from.getType());
+    if (!type.hasStaticShape()) {
+      eval.error(loc, "a reduction that copies its " + what +
+                          " needs a buffer of static shape");
+      return nullptr;
+    }
+    return emitter.emitAlloc(scope, type.getShape(), element, call.loc);
+  };
+  auto copyWhole = [&](mlir::Value from, mlir::Value to) {
+    auto type = mlir::cast<mlir::MemRefType>(from.getType());
+    llvm::SmallVector<int64_t> zeros(type.getRank(), 0);
+    llvm::SmallVector<int64_t> extents(type.getShape());
+    emitter.emitCopy({from, {}, zeros, extents}, {to, {}, zeros, extents},
+                     call.loc);
+  };
+  bool sharedSource = src->scope == tile::MemoryScope::Shared;
+  bool permutedSource = false;
+  mlir::Value source = src->memref;
+  // Along another dimension than the last, the source is written to
+  // shared memory with that dimension last, then reduced from there.
+  if (dim != rank - 1 && src->scope != tile::MemoryScope::Local) {
+    auto sourceType = mlir::cast<mlir::MemRefType>(source.getType());
+    if (!sourceType.hasStaticShape())
+      return eval.error(args.loc(0), "a reduction along another dimension "
+                                     "than the last needs a source of "
+                                     "static shape");
+    llvm::SmallVector<int64_t> permutation, shape;
+    for (int64_t d = 0; d < rank; ++d)
+      if (d != dim)
+        permutation.push_back(d);
+    permutation.push_back(dim);
+    for (int64_t d : permutation)
+      shape.push_back(sourceType.getDimSize(d));
+    mlir::Value permuted = emitter.emitAlloc(tile::MemoryScope::Shared, shape,
+                                             src->dtype.type, call.loc);
+    if (!permuted)
+      return poison();
+    emitter.emitPermutedCopy(source, permuted, permutation, call.loc);
+    source = permuted;
+    sharedSource = true;
+    permutedSource = true;
+    dim = rank - 1;
+  }
+  if (sharedSource || src->dtype.type != dst->dtype.type) {
+    mlir::Value staged =
+        stage(source, sharedSource ? tile::MemoryScope::Fragment : src->scope,
+              dst->dtype.type, "source", args.loc(0));
+    if (!staged)
+      return poison();
+    copyWhole(source, staged);
+    source = staged;
+  }
+  // The result's home: the result itself, or, for a fragment result of
+  // a reduction along another dimension than the last, shared memory, so
+  // that the fragment keeps the layout its other uses give it.
+  mlir::Value home = dst->memref;
+  if (permutedSource && dst->scope == tile::MemoryScope::Fragment) {
+    home = stage(home, tile::MemoryScope::Shared, dst->dtype.type, "result",
+                 args.loc(1));
+    if (!home)
+      return poison();
+    if (!clearFirst)
+      copyWhole(dst->memref, home);
+  }
+  mlir::Value result = home;
+  bool sharedResult =
+      home != dst->memref || dst->scope == tile::MemoryScope::Shared;
+  if (sharedResult) {
+    result = stage(home, tile::MemoryScope::Fragment, dst->dtype.type, "result",
+                   args.loc(1));
+    if (!result)
+      return poison();
+    if (!clearFirst)
+      copyWhole(home, result);
+  }
+  emitter.emitReduce(kind, source, result, dim, clearFirst, call.loc);
+  if (sharedResult)
+    copyWhole(result, home);
+  if (home != dst->memref)
+    copyWhole(home, dst->memref);
+  return none();
+}
+
 static BuiltinObject::Handler reduce(tile::ReduceKind kind, std::string name) {
   return [kind, name](Evaluator &eval, const CallArgs &call) -> Ref {
     std::optional<Args> args =
@@ -84,95 +183,8 @@ static BuiltinObject::Handler reduce(tile::ReduceKind kind, std::string name) {
       dim += rank;
     bool clearFirst =
         constBoolArg(eval, (*args)[3], args->loc(3), "clear").value_or(true);
-    // Reductions run on fragments. A shared source is copied into one
-    // first, and a source of another dtype than the result converted to it
-    // on the way (T.reduce_absmax of bf16 into float32), as TileLang does;
-    // a shared result is reduced into a fragment that is copied back.
-    TileEmitter &emitter = eval.getEmitter();
-    auto stage = [&](mlir::Value from, tile::MemoryScope scope,
-                     mlir::Type element, llvm::StringRef what,
-                     llvm::SMLoc loc) -> mlir::Value {
-      auto type = mlir::cast<mlir::MemRefType>(from.getType());
-      if (!type.hasStaticShape()) {
-        eval.error(loc, "a reduction that copies its " + what +
-                            " needs a buffer of static shape");
-        return nullptr;
-      }
-      return emitter.emitAlloc(scope, type.getShape(), element, call.loc);
-    };
-    auto copyWhole = [&](mlir::Value from, mlir::Value to) {
-      auto type = mlir::cast<mlir::MemRefType>(from.getType());
-      llvm::SmallVector<int64_t> zeros(type.getRank(), 0);
-      llvm::SmallVector<int64_t> extents(type.getShape());
-      emitter.emitCopy({from, {}, zeros, extents}, {to, {}, zeros, extents},
-                       call.loc);
-    };
-    bool sharedSource = src->scope == tile::MemoryScope::Shared;
-    bool permutedSource = false;
-    mlir::Value source = src->memref;
-    // Along another dimension than the last, the source is written to
-    // shared memory with that dimension last, then reduced from there.
-    if (dim != rank - 1 && src->scope != tile::MemoryScope::Local) {
-      auto sourceType = mlir::cast<mlir::MemRefType>(source.getType());
-      if (!sourceType.hasStaticShape())
-        return eval.error(args->loc(0), "a reduction along another dimension "
-                                        "than the last needs a source of "
-                                        "static shape");
-      llvm::SmallVector<int64_t> permutation, shape;
-      for (int64_t d = 0; d < rank; ++d)
-        if (d != dim)
-          permutation.push_back(d);
-      permutation.push_back(dim);
-      for (int64_t d : permutation)
-        shape.push_back(sourceType.getDimSize(d));
-      mlir::Value permuted = emitter.emitAlloc(tile::MemoryScope::Shared, shape,
-                                               src->dtype.type, call.loc);
-      if (!permuted)
-        return poison();
-      emitter.emitPermutedCopy(source, permuted, permutation, call.loc);
-      source = permuted;
-      sharedSource = true;
-      permutedSource = true;
-      dim = rank - 1;
-    }
-    if (sharedSource || src->dtype.type != dst->dtype.type) {
-      mlir::Value staged =
-          stage(source, sharedSource ? tile::MemoryScope::Fragment : src->scope,
-                dst->dtype.type, "source", args->loc(0));
-      if (!staged)
-        return poison();
-      copyWhole(source, staged);
-      source = staged;
-    }
-    // The result's home: the result itself, or, for a fragment result of
-    // a reduction along another dimension than the last, shared memory, so
-    // that the fragment keeps the layout its other uses give it.
-    mlir::Value home = dst->memref;
-    if (permutedSource && dst->scope == tile::MemoryScope::Fragment) {
-      home = stage(home, tile::MemoryScope::Shared, dst->dtype.type, "result",
-                   args->loc(1));
-      if (!home)
-        return poison();
-      if (!clearFirst)
-        copyWhole(dst->memref, home);
-    }
-    mlir::Value result = home;
-    bool sharedResult =
-        home != dst->memref || dst->scope == tile::MemoryScope::Shared;
-    if (sharedResult) {
-      result = stage(home, tile::MemoryScope::Fragment, dst->dtype.type,
-                     "result", args->loc(1));
-      if (!result)
-        return poison();
-      if (!clearFirst)
-        copyWhole(home, result);
-    }
-    emitter.emitReduce(kind, source, result, dim, clearFirst, call.loc);
-    if (sharedResult)
-      copyWhole(result, home);
-    if (home != dst->memref)
-      copyWhole(home, dst->memref);
-    return none();
+    return emitStagedReduce(eval, call, *args, kind, src.get(), dst.get(), dim,
+                            clearFirst);
   };
 }
 
