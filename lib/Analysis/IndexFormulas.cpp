@@ -657,6 +657,16 @@ Formula IndexFormulas::translate(Value value) {
   return opaque(value, isBool);
 }
 
+Formula IndexFormulas::blockThread(int64_t count) {
+  if (thread && thread->hi == count - 1)
+    return *thread;
+  Formula t = variable("thread", VariableKind::ThreadIndex, 0, count - 1);
+  addFact(le(constant(0), t));
+  addFact(lt(t, constant(count)));
+  thread = t;
+  return t;
+}
+
 Proof IndexFormulas::prove(ArrayRef<Formula> assumptions, const Formula &goal,
                            CounterExample *counterExample,
                            ArrayRef<Formula> evaluate) {

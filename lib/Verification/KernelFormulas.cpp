@@ -6,6 +6,7 @@
 
 #include "tilec/Verification/KernelFormulas.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Matchers.h"
@@ -42,6 +43,29 @@ KernelFormulas::KernelFormulas(func::FuncOp func, KernelOp kernel,
     f.addFact(f.lt(block, grid));
     f.bind(index, block);
     blocks.push_back(block);
+  }
+  // In a block of two or three dimensions, each thread index is a part of
+  // the block's one thread index, so that the verifiers relate the
+  // executions of one thread.
+  ArrayRef<int64_t> threads = kernel.getThreads();
+  if (threads.size() > 1) {
+    int64_t count = kernel.getNumThreads();
+    kernel.walk([&](gpu::ThreadIdOp tid) {
+      unsigned axis = static_cast<unsigned>(tid.getDimension());
+      std::optional<APInt> bound = tid.getUpperBound();
+      if (axis >= threads.size() || !bound ||
+          bound->getSExtValue() != threads[axis])
+        return;
+      int64_t stride = 1;
+      for (int64_t extent : threads.take_front(axis))
+        stride *= extent;
+      Formula index = f.blockThread(count);
+      if (stride > 1)
+        index = f.floorDiv(index, stride);
+      if (axis + 1 < threads.size())
+        index = f.mod(index, threads[axis]);
+      f.bind(tid, index);
+    });
   }
   kernel.walk([&](memref::DimOp dim) {
     auto tensor = dyn_cast<BlockArgument>(dim.getSource());

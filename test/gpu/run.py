@@ -313,6 +313,9 @@ def configs():
                      "IN_KIND": 0, "ACC_F16": 0, "OUT_KIND": 0},
                     ["--arch", archs], "gemm.cpp", ["-lcublas", "-lcudart"]))
     out.append(("atomic_region", kernel("atomic"), {}, "ATOMIC_REGION", {}))
+    for m, n in [(256, 256), (300, 200)]:
+        out.append((f"threads2d_{m}x{n}", kernel("threads2d"),
+                    {"M": m, "N": n}, "THREADS2D", {"M": m, "N": n}))
     out.append(("control", kernel("control"), {}, "CONTROL", {}))
     out.append(("control_fast_math", kernel("control"), {}, "CONTROL", {},
                 ["--fast-math"]))

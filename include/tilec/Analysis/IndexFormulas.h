@@ -237,6 +237,9 @@ public:
   llvm::ArrayRef<Variable> variables() const { return vars; }
   /// The thread index in the block, once a formula has read it.
   std::optional<Formula> threadIndex() const { return thread; }
+  /// The thread index of a block of `count` threads, numbered from 0 in
+  /// the order of gpu.thread_id x, then y, then z; made on first use.
+  Formula blockThread(int64_t count);
   /// The formula of the variable `index` (an index into variables()).
   Formula variableFormula(unsigned index) const;
   unsigned numQueries() const { return queries; }

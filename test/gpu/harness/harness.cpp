@@ -121,6 +121,30 @@ static bool run(Context &ctx) {
   return ok;
 }
 
+#elif defined(TEST_THREADS2D)
+// Y = 2 X in even columns, X + 1 in odd columns of even rows, -X elsewhere
+// (rows and columns within the block's 128x128 tile, which the tensor's
+// shape cuts).
+static bool run(Context &ctx) {
+  size_t count = size_t(TEST_M) * TEST_N;
+  std::vector<float> x = ctx.uniform(count);
+  Buffer X(count, 4), Y(count, 4);
+  X.upload(x.data());
+  Y.poison();
+  CHECK(LAUNCH(branchy, X.ptr, Y.ptr));
+  SYNC();
+  std::vector<float> y(count);
+  Y.download(y.data());
+  std::vector<double> want(count);
+  for (int r = 0; r < TEST_M; ++r)
+    for (int c = 0; c < TEST_N; ++c) {
+      double v = x[size_t(r) * TEST_N + c];
+      want[size_t(r) * TEST_N + c] =
+          c % 2 == 0 ? 2 * v : r % 2 == 0 ? v + 1 : -v;
+    }
+  return compare(TEST_NAME, widen(y), want, 0, 0, ctx.seed);
+}
+
 #elif defined(TEST_COPY3D)
 // O[b, s, h, :] = Q[b, s, h, :] + h for a [3, 200, 5, 64] half tensor.
 static bool run(Context &ctx) {
