@@ -139,8 +139,9 @@ static bool run(Context &ctx) {
   for (int r = 0; r < TEST_M; ++r)
     for (int c = 0; c < TEST_N; ++c) {
       double v = x[size_t(r) * TEST_N + c];
-      want[size_t(r) * TEST_N + c] =
-          c % 2 == 0 ? 2 * v : r % 2 == 0 ? v + 1 : -v;
+      want[size_t(r) * TEST_N + c] = c % 2 == 0   ? 2 * v
+                                     : r % 2 == 0 ? v + 1
+                                                  : -v;
     }
   return compare(TEST_NAME, widen(y), want, 0, 0, ctx.seed);
 }
