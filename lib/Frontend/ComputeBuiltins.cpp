@@ -127,8 +127,10 @@ static Ref emitStagedReduce(Evaluator &eval, const CallArgs &call,
   // The result's home: the result itself, or, for a fragment result of
   // a reduction along another dimension than the last, shared memory, so
   // that the fragment keeps the layout its other uses give it.
+  bool homeInShared =
+      permutedSource && dst->scope == tile::MemoryScope::Fragment;
   mlir::Value home = dst->memref;
-  if (permutedSource && dst->scope == tile::MemoryScope::Fragment) {
+  if (homeInShared) {
     home = stage(home, tile::MemoryScope::Shared, dst->dtype.type, "result",
                  args.loc(1));
     if (!home)
@@ -137,8 +139,7 @@ static Ref emitStagedReduce(Evaluator &eval, const CallArgs &call,
       copyWhole(dst->memref, home);
   }
   mlir::Value result = home;
-  bool sharedResult =
-      home != dst->memref || dst->scope == tile::MemoryScope::Shared;
+  bool sharedResult = homeInShared || dst->scope == tile::MemoryScope::Shared;
   if (sharedResult) {
     result = stage(home, tile::MemoryScope::Fragment, dst->dtype.type, "result",
                    args.loc(1));
@@ -150,7 +151,7 @@ static Ref emitStagedReduce(Evaluator &eval, const CallArgs &call,
   emitter.emitReduce(kind, source, result, dim, clearFirst, call.loc);
   if (sharedResult)
     copyWhole(result, home);
-  if (home != dst->memref)
+  if (homeInShared)
     copyWhole(home, dst->memref);
   return none();
 }

@@ -252,11 +252,13 @@ static bool fillOriginExtents(Evaluator &eval, Region &origin,
   return true;
 }
 
-static llvm::SmallVector<int64_t> resolvedExtents(const Region &region) {
-  llvm::SmallVector<int64_t> extents;
-  for (std::optional<int64_t> extent : region.extents)
-    extents.push_back(extent.value_or(1));
-  return extents;
+/// The extents of a region or slice, 1 for a single index.
+static llvm::SmallVector<int64_t>
+resolvedExtents(llvm::ArrayRef<std::optional<int64_t>> extents) {
+  llvm::SmallVector<int64_t> resolved;
+  for (std::optional<int64_t> extent : extents)
+    resolved.push_back(extent.value_or(1));
+  return resolved;
 }
 
 static llvm::SmallVector<int64_t> squeeze(llvm::ArrayRef<int64_t> shape) {
@@ -291,14 +293,16 @@ static Ref copy(Evaluator &eval, const CallArgs &call) {
                       "T.copy needs the extent of at least one side: both "
                       "are single elements; use a buffer or a slice");
   if (src->isOrigin &&
-      !fillOriginExtents(eval, *src, resolvedExtents(*dst), args->loc(0)))
+      !fillOriginExtents(eval, *src, resolvedExtents(dst->extents),
+                         args->loc(0)))
     return poison();
   if (dst->isOrigin &&
-      !fillOriginExtents(eval, *dst, resolvedExtents(*src), args->loc(1)))
+      !fillOriginExtents(eval, *dst, resolvedExtents(src->extents),
+                         args->loc(1)))
     return poison();
 
-  llvm::SmallVector<int64_t> srcExtents = resolvedExtents(*src);
-  llvm::SmallVector<int64_t> dstExtents = resolvedExtents(*dst);
+  llvm::SmallVector<int64_t> srcExtents = resolvedExtents(src->extents);
+  llvm::SmallVector<int64_t> dstExtents = resolvedExtents(dst->extents);
   if (squeeze(srcExtents) != squeeze(dstExtents))
     return eval.error(
         call.loc, "T.copy of a " + shapeString(srcExtents) + " region into a " +
@@ -411,9 +415,7 @@ static Ref atomicAdd(Evaluator &eval, const CallArgs &call) {
       return eval.error(args->loc(0),
                         "a scalar is added to one element; index the "
                         "destination without slices");
-    extents.emplace();
-    for (std::optional<int64_t> extent : dst->extents)
-      extents->push_back(extent.value_or(1));
+    extents = resolvedExtents(dst->extents);
     llvm::ArrayRef<int64_t> shape =
         llvm::cast<mlir::MemRefType>(tile->memref.getType()).getShape();
     if (squeeze(*extents) != squeeze(shape))

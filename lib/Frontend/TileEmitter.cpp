@@ -78,19 +78,18 @@ mlir::Block *TileEmitter::emitParallel(llvm::ArrayRef<int64_t> extents,
 bool TileEmitter::fuseNestedParallel(mlir::Block *body) {
   auto outer = llvm::cast<tile::ParallelOp>(body->getParentOp());
   tile::ParallelOp inner;
+  bool sideEffects = false;
   for (mlir::Operation &op : body->without_terminator()) {
     auto nested = llvm::dyn_cast<tile::ParallelOp>(op);
     if (nested && !inner)
       inner = nested;
-    else if (!mlir::isPure(&op))
-      return !inner &&
-             !llvm::any_of(body->without_terminator(),
-                           [](mlir::Operation &other) {
-                             return llvm::isa<tile::ParallelOp>(other);
-                           });
+    else
+      sideEffects |= !mlir::isPure(&op);
   }
   if (!inner)
     return true;
+  if (sideEffects)
+    return false;
   llvm::SmallVector<int64_t> extents(outer.getExtents());
   llvm::append_range(extents, inner.getExtents());
   mlir::OpBuilder::InsertionGuard guard(builder);

@@ -831,11 +831,7 @@ LogicalResult AtomicAddOp::verify() {
       return emitOpError() << "has " << extents->size()
                            << " region extents for a rank-"
                            << destType.getRank() << " destination";
-    auto nonUnit = [](ArrayRef<int64_t> shape) {
-      return llvm::to_vector(
-          llvm::make_filter_range(shape, [](int64_t e) { return e != 1; }));
-    };
-    if (nonUnit(*extents) != nonUnit(valueType.getShape()))
+    if (dropUnitDims(*extents) != dropUnitDims(valueType.getShape()))
       return emitOpError() << "a " << formatShape(valueType.getShape())
                            << " tile does not fill a " << formatShape(*extents)
                            << " region";
