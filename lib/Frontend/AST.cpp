@@ -578,6 +578,14 @@ void ASTPrinter::print(const Stmt *stmt, unsigned indent) {
   case Stmt::Kind::Pass:
     os << "pass\n";
     return;
+  case Stmt::Kind::NameDecl: {
+    const auto *decl = llvm::cast<NameDeclStmt>(stmt);
+    os << (decl->isGlobal ? "global " : "nonlocal ");
+    llvm::interleaveComma(decl->names, os,
+                          [&](const NameDeclStmt::Name &n) { os << n.name; });
+    os << "\n";
+    return;
+  }
   case Stmt::Kind::Break:
     os << "break\n";
     return;

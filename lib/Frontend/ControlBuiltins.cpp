@@ -222,10 +222,32 @@ static Ref kernel(Evaluator &eval, const CallArgs &call) {
   return launch;
 }
 
+/// T.get_block_binding(dim=0): the block index along `dim`, as T.Kernel's
+/// `as (bx, by)` binds it.
+static Ref getBlockBinding(Evaluator &eval, const CallArgs &call) {
+  std::optional<Args> args =
+      bindArgs(eval, call, "T.get_block_binding", {"dim"}, 0);
+  if (!args)
+    return poison();
+  int64_t dim = 0;
+  if (args->has(0)) {
+    std::optional<int64_t> given =
+        constIntArg(eval, (*args)[0], args->loc(0), "the grid dimension");
+    if (!given)
+      return poison();
+    if (*given < 0 || *given > 2)
+      return eval.error(args->loc(0), "the grid dimension is 0, 1 or 2, got " +
+                                          llvm::Twine(*given));
+    dim = *given;
+  }
+  return eval.blockIndex(dim, call.loc);
+}
+
 void tilec::frontend::addControlBuiltins(ModuleObject &language,
                                          ModuleObject &python) {
   auto &m = language.members;
   m["Kernel"] = builtin("T.Kernel", kernel);
+  m["get_block_binding"] = builtin("T.get_block_binding", getBlockBinding);
   m["Parallel"] = builtin("T.Parallel", parallel);
   m["parallel"] = builtin("T.parallel", tirParallel);
   m["Pipelined"] = builtin("T.Pipelined", pipelined);

@@ -232,6 +232,17 @@ Ref Evaluator::hostOperation(const Ref &lhs, const Ref &rhs) {
   return std::make_shared<HostObject>(l ? l->description : r->description);
 }
 
+/// Whether `value` names a type in an annotation: one of Python's types,
+/// None, a dtype or a name of the host program (`torch.Tensor`).
+static bool isAnnotationType(const Ref &value) {
+  if (llvm::isa<NoneObject, DTypeObject, HostObject>(*value))
+    return true;
+  auto *builtin = llvm::dyn_cast<BuiltinObject>(value.get());
+  return builtin && llvm::is_contained({"int", "float", "bool", "str", "tuple",
+                                        "list", "dict", "set", "frozenset"},
+                                       llvm::StringRef(builtin->name));
+}
+
 Ref Evaluator::unsupportedOperands(BinaryOp op, const Ref &lhs, const Ref &rhs,
                                    SMLoc at) {
   std::string hint;
@@ -252,6 +263,9 @@ Ref Evaluator::binary(BinaryOp op, const Ref &lhsIn, const Ref &rhsIn,
   // too; only a use that needs its value is an error.
   if (Ref host = hostOperation(lhs, rhs))
     return host;
+  // `tuple | None` in an annotation: a union of types, which only annotates.
+  if (op == BinaryOp::BitOr && isAnnotationType(lhs) && isAnnotationType(rhs))
+    return std::make_shared<HostObject>("a union of types");
 
   if (!llvm::isa<ScalarObject>(*lhs) && !llvm::isa<ScalarObject>(*rhs)) {
     if (Ref result = constSequenceBinary(*this, op, lhs, rhs, at))

@@ -10,6 +10,7 @@
 #include "tilec/Frontend/Evaluator.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/SaveAndRestore.h"
 
 using namespace tilec::frontend;
 using llvm::SMLoc;
@@ -79,6 +80,9 @@ Evaluator::Flow Evaluator::execStmt(const Stmt &stmt) {
     return Flow::Return;
   }
   case Stmt::Kind::Pass:
+    return Flow::Normal;
+  case Stmt::Kind::NameDecl:
+    execNameDecl(llvm::cast<NameDeclStmt>(stmt));
     return Flow::Normal;
   case Stmt::Kind::While:
     return execWhile(llvm::cast<WhileStmt>(stmt));
@@ -534,12 +538,9 @@ Evaluator::Flow Evaluator::execWith(const WithStmt &stmt) {
   mlir::OpBuilder::InsertionGuard guard(builder);
   builder.setInsertionPointToStart(body);
   ++kernelDepth;
-  DType indexType = getIndexDType(getContext());
-  auto blockIndex = [&](unsigned i) -> Ref {
-    mlir::Value arg = body->getArgument(i);
-    LinearForm linear;
-    linear.terms.push_back({arg, 1});
-    return std::make_shared<ScalarObject>(arg, indexType, linear);
+  llvm::SaveAndRestore<mlir::Block *> savedBody(kernelBody, body);
+  auto blockIndex = [&](unsigned i) {
+    return this->blockIndex(i, item.context->getLoc());
   };
   // The kernel's body is no loop's.
   std::vector<bool> outerLoops;
@@ -562,6 +563,22 @@ Evaluator::Flow Evaluator::execWith(const WithStmt &stmt) {
   if (flow == Flow::Return)
     error(stmt.getLoc(), "'return' inside T.Kernel is not supported");
   return Flow::Normal;
+}
+
+Ref Evaluator::blockIndex(unsigned dim, SMLoc loc) {
+  if (!kernelBody)
+    return error(loc, "block indices exist only inside a T.Kernel block");
+  if (dim >= kernelBody->getNumArguments())
+    return error(loc, "the grid of this T.Kernel has " +
+                          llvm::Twine(kernelBody->getNumArguments()) +
+                          " dimension" +
+                          (kernelBody->getNumArguments() == 1 ? "" : "s") +
+                          ", not " + llvm::Twine(dim + 1));
+  mlir::Value arg = kernelBody->getArgument(dim);
+  LinearForm linear;
+  linear.terms.push_back({arg, 1});
+  return std::make_shared<ScalarObject>(arg, getIndexDType(getContext()),
+                                        linear);
 }
 
 void Evaluator::execAssert(const AssertStmt &stmt) {
@@ -814,6 +831,9 @@ void Evaluator::execFunctionDef(const FunctionDefStmt &stmt) {
   auto function = std::make_shared<FunctionObject>();
   function->def = &stmt;
   function->closure = scope;
+  // Decorators of the program's own (a caching wrapper, a registry) apply
+  // last, innermost first, as in Python.
+  llvm::SmallVector<std::pair<Ref, SMLoc>> programDecorators;
   for (const ExprPtr &decorator : stmt.decorators) {
     // Decorator arguments (@tilelang.jit(out_idx=...)) configure Python-side
     // compilation; only the decorator itself is looked at.
@@ -867,11 +887,18 @@ void Evaluator::execFunctionDef(const FunctionDefStmt &stmt) {
       emitRemark(decorator->getLoc(),
                  "@autotune is ignored: tilec compiles the configuration given "
                  "by the defaults and -D values");
+    } else if (llvm::isa<FunctionObject>(*value) ||
+               (builtin && !name.starts_with("T."))) {
+      Ref applied = called ? eval(*decorator) : value;
+      if (!isPoison(applied))
+        programDecorators.push_back({applied, decorator->getLoc()});
     } else {
-      error(decorator->getLoc(), "decorator is not supported in .tile "
-                                 "(supported: @T.prim_func, @T.macro, "
-                                 "@tilelang.jit, @autotune, "
-                                 "@simplify_prim_func, @functools.cache)");
+      error(decorator->getLoc(),
+            "this " + getTypeName(*value) +
+                " is not a decorator tilec knows (decorators are "
+                "@T.prim_func, @T.macro, @tilelang.jit, @autotune, "
+                "@simplify_prim_func, @functools.cache and the program's own "
+                "functions)");
     }
   }
   for (const Parameter &param : stmt.params)
@@ -881,7 +908,17 @@ void Evaluator::execFunctionDef(const FunctionDefStmt &stmt) {
             : nullptr);
   if (scope == moduleScope && callDepth == 0)
     topLevelDefs.push_back({&stmt, function});
-  assignName(stmt.name, function, stmt.nameLoc);
+  Ref value = function;
+  for (auto &[decorator, loc] : llvm::reverse(programDecorators)) {
+    CallArgs args;
+    args.loc = loc;
+    args.args.push_back(value);
+    args.argLocs.push_back(loc);
+    value = call(decorator, args, loc);
+    if (isPoison(value))
+      break;
+  }
+  assignName(stmt.name, value, stmt.nameLoc);
 }
 
 //===----------------------------------------------------------------------===//
@@ -1056,6 +1093,33 @@ std::optional<bool> Evaluator::assignItem(const SubscriptExpr &target,
     return false;
   elements[*position] = item;
   return true;
+}
+
+void Evaluator::execNameDecl(const NameDeclStmt &stmt) {
+  StringRef what = stmt.isGlobal ? "global" : "nonlocal";
+  Scope *root = scope->getRoot();
+  if (scope.get() == root) {
+    // `global x` at module level changes nothing, as in Python.
+    if (!stmt.isGlobal)
+      error(stmt.getLoc(), "nonlocal declaration not allowed at module level");
+    return;
+  }
+  for (const NameDeclStmt::Name &name : stmt.names) {
+    if (scope->hasOwnBinding(name.name)) {
+      error(name.loc, "'" + name.name +
+                          "' is bound in this function before "
+                          "its " +
+                          what + " declaration");
+      continue;
+    }
+    Scope *owner = stmt.isGlobal ? root : scope->findNonlocalOwner(name.name);
+    if (!owner) {
+      error(name.loc, "no binding for nonlocal '" + name.name +
+                          "' in an enclosing function");
+      continue;
+    }
+    scope->declare(name.name, owner);
+  }
 }
 
 void Evaluator::assignName(const std::string &name, const Ref &value,

@@ -32,6 +32,8 @@ static constexpr size_t kMaxSequenceLength = 1 << 20;
 //===----------------------------------------------------------------------===//
 
 Scope::Binding *Scope::lookupLocal(StringRef name) {
+  if (auto owner = declared.find(name); owner != declared.end())
+    return owner->second->lookupLocal(name);
   auto it = vars.find(name);
   return it == vars.end() ? nullptr : &it->second;
 }
@@ -44,7 +46,23 @@ Scope::Binding *Scope::lookup(StringRef name) {
 }
 
 void Scope::set(StringRef name, Ref value, unsigned regionDepth, SMLoc loc) {
+  if (auto owner = declared.find(name); owner != declared.end())
+    return owner->second->set(name, std::move(value), regionDepth, loc);
   vars[name] = Binding{std::move(value), regionDepth, loc};
+}
+
+Scope *Scope::getRoot() {
+  Scope *s = this;
+  while (s->parent)
+    s = s->parent.get();
+  return s;
+}
+
+Scope *Scope::findNonlocalOwner(StringRef name) {
+  for (Scope *s = parent.get(); s && s->parent; s = s->parent.get())
+    if (s->lookupLocal(name))
+      return s;
+  return nullptr;
 }
 
 std::vector<std::pair<std::string, SMLoc>>

@@ -258,9 +258,15 @@ void tilec::frontend::addMathBuiltins(ModuleObject &language,
           return raised;
         return bound(/*isMax=*/false, raised, 2);
       });
-  // TVM's T.floordiv(a, b) and T.floormod(a, b): Python's // and %.
+  // TVM's T.floordiv(a, b), T.floormod(a, b), T.shift_left(a, b)... :
+  // Python's operators.
   for (auto [name, op] : {std::pair("floordiv", BinaryOp::FloorDiv),
-                          std::pair("floormod", BinaryOp::Mod)}) {
+                          std::pair("floormod", BinaryOp::Mod),
+                          std::pair("shift_left", BinaryOp::LShift),
+                          std::pair("shift_right", BinaryOp::RShift),
+                          std::pair("bitwise_and", BinaryOp::BitAnd),
+                          std::pair("bitwise_or", BinaryOp::BitOr),
+                          std::pair("bitwise_xor", BinaryOp::BitXor)}) {
     std::string qualified = "T." + std::string(name);
     m[name] = builtin(qualified, [qualified, op = op](Evaluator &eval,
                                                       const CallArgs &call) {
@@ -329,22 +335,26 @@ void tilec::frontend::addMathBuiltins(ModuleObject &language,
   m["cast"] = castBuiltin("T.cast", /*dtypeFirst=*/false);
   m["Cast"] = castBuiltin("T.Cast", /*dtypeFirst=*/true);
 
-  // T.reinterpret(dtype, value): the bits of a run-time value as another
-  // type of the same width.
+  // T.reinterpret(value, dtype): the bits of a run-time value as another
+  // type of the same width. TVM's order, (dtype, value), is TileLang's
+  // older one and still accepted, told apart by the dtype coming first.
   m["reinterpret"] = builtin(
       "T.reinterpret", [](Evaluator &eval, const CallArgs &call) -> Ref {
         std::optional<Args> args =
-            bindArgs(eval, call, "T.reinterpret", {"dtype", "value"}, 2);
+            bindArgs(eval, call, "T.reinterpret", {"value", "dtype"}, 2);
         if (!args)
           return poison();
-        std::optional<DType> dtype =
-            eval.getDType((*args)[0], args->loc(0), "T.reinterpret");
-        Ref value = eval.load((*args)[1], args->loc(1));
+        unsigned valueArg = 0, dtypeArg = 1;
+        if (llvm::isa<DTypeObject, StrObject>(*(*args)[0]))
+          std::swap(valueArg, dtypeArg);
+        std::optional<DType> dtype = eval.getDType(
+            (*args)[dtypeArg], args->loc(dtypeArg), "T.reinterpret");
+        Ref value = eval.load((*args)[valueArg], args->loc(valueArg));
         if (!dtype || isPoison(value))
           return poison();
         auto *scalar = llvm::dyn_cast<ScalarObject>(value.get());
         if (!scalar)
-          return eval.error(args->loc(1),
+          return eval.error(args->loc(valueArg),
                             "T.reinterpret takes a typed run-time value; cast "
                             "a constant with T.cast first");
         if (scalar->dtype.getWidth() != dtype->getWidth() ||

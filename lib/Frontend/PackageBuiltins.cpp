@@ -220,6 +220,20 @@ void tilec::frontend::addItertoolsModule(ModuleObject &itertools) {
 }
 
 void tilec::frontend::addFunctoolsModule(ModuleObject &functools) {
+  // wraps(wrapped): a decorator that copies the name and docstring of
+  // `wrapped` onto a wrapper; tilec keeps neither, so the wrapper stays.
+  functools.members["wraps"] = builtin(
+      "functools.wraps", [](Evaluator &eval, const CallArgs &call) -> Ref {
+        if (call.args.size() != 1)
+          return eval.error(call.loc, "functools.wraps takes the wrapped "
+                                      "function");
+        return builtin("wraps", [](Evaluator &eval, const CallArgs &inner) {
+          if (inner.args.size() != 1)
+            return eval.error(inner.loc, "functools.wraps(...) decorates one "
+                                         "function");
+          return inner.args.front();
+        });
+      });
   // partial(f, *args, **keywords): f with its first arguments given.
   functools.members["partial"] = builtin(
       "functools.partial", [](Evaluator &eval, const CallArgs &call) -> Ref {

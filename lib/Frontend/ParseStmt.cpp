@@ -173,10 +173,19 @@ StmtPtr Parser::parseSimpleStatement() {
                    "whole kernel");
     return nullptr;
   case TokenKind::kw_global:
-  case TokenKind::kw_nonlocal:
-    emitError(loc, peek().text + " declarations are not supported in .tile; "
-                                 "pass values as parameters instead");
-    return nullptr;
+  case TokenKind::kw_nonlocal: {
+    bool isGlobal = consume().kind == TokenKind::kw_global;
+    std::vector<NameDeclStmt::Name> names;
+    do {
+      if (!at(TokenKind::identifier)) {
+        errorExpected("a name");
+        return nullptr;
+      }
+      SMLoc nameLoc = peek().loc;
+      names.push_back({consume().text.str(), nameLoc});
+    } while (consumeIf(TokenKind::comma));
+    return std::make_unique<NameDeclStmt>(loc, isGlobal, std::move(names));
+  }
   case TokenKind::kw_raise: {
     consume();
     ExprPtr exception, cause;

@@ -402,6 +402,7 @@ public:
     Class,
     Try,
     Raise,
+    NameDecl,
   };
 
   Stmt(Kind kind, llvm::SMLoc loc) : kind(kind), loc(loc) {}
@@ -614,6 +615,21 @@ public:
       : StmtBase(loc), exception(std::move(exception)),
         cause(std::move(cause)) {}
   ExprPtr exception, cause; // both may be null
+};
+
+/// `global a, b` or `nonlocal a, b`: assignments to these names in the
+/// enclosing function's body bind them in the module or in an enclosing
+/// function.
+class NameDeclStmt : public StmtBase<Stmt::Kind::NameDecl> {
+public:
+  struct Name {
+    std::string name;
+    llvm::SMLoc loc;
+  };
+  NameDeclStmt(llvm::SMLoc loc, bool isGlobal, std::vector<Name> names)
+      : StmtBase(loc), isGlobal(isGlobal), names(std::move(names)) {}
+  bool isGlobal;
+  std::vector<Name> names;
 };
 
 /// `import a.b as c` (module set, names empty) or `from a.b import x as y`.

@@ -101,10 +101,26 @@ public:
   /// Every name visible from here, for suggestions.
   void collectNames(std::vector<std::string> &names) const;
   /// Drops every binding.
-  void clear() { vars.clear(); }
+  void clear() {
+    vars.clear();
+    declared.clear();
+  }
+
+  /// Whether `name` is bound in this scope itself, not through a declaration.
+  bool hasOwnBinding(llvm::StringRef name) const { return vars.count(name); }
+  /// Makes `name` here stand for its binding in `owner`, an enclosing scope,
+  /// as `global` and `nonlocal` declare.
+  void declare(llvm::StringRef name, Scope *owner) { declared[name] = owner; }
+  /// The scope whose parents enclose this one: a module's.
+  Scope *getRoot();
+  /// The nearest enclosing scope, below the root, that binds `name`: what
+  /// `nonlocal name` refers to.
+  Scope *findNonlocalOwner(llvm::StringRef name);
 
 private:
   llvm::StringMap<Binding> vars;
+  /// Names declared global or nonlocal here, and the scopes that bind them.
+  llvm::StringMap<Scope *> declared;
   std::shared_ptr<Scope> parent;
 };
 
@@ -143,6 +159,9 @@ public:
   bool inKernel() const { return kernelDepth != 0; }
   /// Fails with a message naming `what` unless inside a T.Kernel block.
   bool requireKernel(llvm::SMLoc loc, llvm::StringRef what);
+  /// The index of this block along grid dimension `dim` of the enclosing
+  /// T.Kernel, as its `as (bx, by)` names give it.
+  Ref blockIndex(unsigned dim, llvm::SMLoc loc);
 
   /// Returns `value`, or poison after reporting at `loc` that it nests
   /// tuples, lists or dicts deeper than the evaluator allows.
@@ -278,6 +297,9 @@ private:
   /// Assigns to a target expression (name, tuple, element).
   void assign(const Expr &target, const Ref &value, llvm::SMLoc loc);
   void assignName(const std::string &name, const Ref &value, llvm::SMLoc loc);
+  /// `global` and `nonlocal`: later assignments in this function bind the
+  /// names in the module or in an enclosing function.
+  void execNameDecl(const NameDeclStmt &stmt);
 
   // Expressions (EvalExpr.cpp).
   Ref eval(const Expr &expr);
@@ -399,6 +421,9 @@ private:
   KernelFunction *currentFunction = nullptr;
   /// Nesting of T.Kernel blocks (0 or 1) and of run-time regions.
   unsigned kernelDepth = 0;
+  /// The body of the T.Kernel block being evaluated, whose arguments are
+  /// the block indices.
+  mlir::Block *kernelBody = nullptr;
   unsigned regionDepth = 0;
   /// For each T.alloc_var variable read since it was last written, the
   /// value of its first such read: the key of the linear-form term of every
