@@ -142,6 +142,28 @@ void Evaluator::execAssign(const AssignStmt &stmt) {
     value = load(eval(*stmt.value), stmt.value->getLoc());
   for (const ExprPtr &target : stmt.targets)
     assign(*target, value, target->getLoc());
+  // So does it a name bound by unpacking, as `M, K = A.shape` binds the
+  // sizes of a host tensor.
+  if (scope != moduleScope)
+    return;
+  std::function<void(const Expr &)> replaceDefined = [&](const Expr &target) {
+    if (auto *name = llvm::dyn_cast<NameExpr>(&target)) {
+      if (Ref defined = takeDefine(name->name))
+        assignName(name->name, defined, name->getLoc());
+      return;
+    }
+    const std::vector<ExprPtr> *elements = nullptr;
+    if (auto *tuple = llvm::dyn_cast<TupleExpr>(&target))
+      elements = &tuple->elements;
+    else if (auto *list = llvm::dyn_cast<ListExpr>(&target))
+      elements = &list->elements;
+    if (elements)
+      for (const ExprPtr &element : *elements)
+        replaceDefined(*element);
+  };
+  for (const ExprPtr &target : stmt.targets)
+    if (!llvm::isa<NameExpr>(*target))
+      replaceDefined(*target);
 }
 
 void Evaluator::execAugAssign(const AugAssignStmt &stmt) {
