@@ -117,7 +117,8 @@ std::shared_ptr<const BufferObject> tilec::frontend::bufferArg(Evaluator &eval,
   }
   if (auto *access = llvm::dyn_cast<AccessObject>(arg.get()))
     eval.error(loc, what + " must be a whole buffer, not a part of '" +
-                        access->buffer->name + "'");
+                        access->buffer->name +
+                        "': allocate the part as a buffer of its own");
   else
     eval.error(loc, what + " must be a buffer, got a " + getTypeName(*arg));
   return nullptr;

@@ -356,6 +356,13 @@ Ref Evaluator::getAttribute(const Ref &value, StringRef attr, SMLoc loc) {
       return string(buffer->name);
     if (attr == "ndim")
       return integer(buffer->shape.size());
+    // `T.Tensor(shape, dtype, X.data)` reshapes X, as T.reshape does.
+    if (attr == "data")
+      return error(loc, "buffer '" + buffer->name +
+                            "' has no .data: views of a buffer "
+                            "(T.Tensor(shape, dtype, X.data), T.reshape) are "
+                            "not modelled; index the buffer with the "
+                            "reshaped indices");
     return error(loc, "buffer '" + buffer->name + "' has no attribute '" +
                           attr + "' (it has dtype, shape, ndim and name)");
   }
