@@ -89,7 +89,9 @@ static Ref annotateLayout(Evaluator &eval, const CallArgs &call) {
       continue;
     auto *layout = llvm::dyn_cast<LayoutObject>(value.get());
     if (!layout) {
-      if (!isPoison(value))
+      if (auto *host = llvm::dyn_cast<HostObject>(value.get()))
+        eval.hostValueError(*host, args->loc(0));
+      else if (!isPoison(value))
         eval.error(args->loc(0), "the layout of '" + buffer->name +
                                      "' must be a layout, got a " +
                                      getTypeName(*value));

@@ -29,6 +29,8 @@ static Ref tensorSpec(Evaluator &eval, const CallArgs &call, StringRef name) {
       continue;
     }
     std::optional<int64_t> value = getConstInt(extent);
+    if (auto *host = llvm::dyn_cast<HostObject>(extent.get()))
+      return eval.hostValueError(*host, args->loc(0));
     if (!value)
       return eval.error(args->loc(0),
                         "tensor extents must be compile-time integers or "
