@@ -373,7 +373,54 @@ Evaluator::Flow Evaluator::execCompileTimeLoop(const ForStmt &stmt,
   return result;
 }
 
+bool Evaluator::emitRuntimeWhile(const WhileStmt &stmt) {
+  // The condition is evaluated in the loop's `before` region, where a
+  // run-time one is recomputed on every iteration; one known at compile time
+  // leaves the loop to the compile-time interpreter.
+  mlir::Location loc = getLoc(stmt.getLoc());
+  auto whileOp = mlir::scf::WhileOp::create(builder, loc, mlir::TypeRange{},
+                                            mlir::ValueRange{});
+  mlir::OpBuilder::InsertionGuard guard(builder);
+  mlir::Block *before = builder.createBlock(&whileOp.getBefore());
+  mlir::Block *after = builder.createBlock(&whileOp.getAfter());
+  builder.setInsertionPointToStart(before);
+  variableReads.clear();
+  Ref cond = load(eval(*stmt.cond), stmt.cond->getLoc());
+  variableReads.clear();
+  if (isPoison(cond)) {
+    whileOp.erase();
+    return true;
+  }
+  if (!llvm::isa<ScalarObject>(*cond) ||
+      truth(cond, stmt.cond->getLoc()).has_value()) {
+    whileOp.erase();
+    return false;
+  }
+  if (emitter.insideParallel()) {
+    whileOp.erase();
+    error(stmt.cond->getLoc(),
+          "a while loop on a run-time condition inside T.Parallel is not "
+          "supported: each element would loop on its own; loop with T.serial "
+          "and guard the body with if, or loop around the T.Parallel");
+    return true;
+  }
+  mlir::Value condition = materializeCondition(cond, stmt.cond->getLoc());
+  mlir::scf::ConditionOp::create(builder, loc, condition, mlir::ValueRange{});
+  builder.setInsertionPointToStart(after);
+  enclosingLoops.push_back(false);
+  Flow flow = execRegion(stmt.body);
+  enclosingLoops.pop_back();
+  mlir::scf::YieldOp::create(builder, loc);
+  if (flow == Flow::Return)
+    error(stmt.getLoc(), "'return' inside a run-time while is not supported");
+  return true;
+}
+
 Evaluator::Flow Evaluator::execWhile(const WhileStmt &stmt) {
+  // In a kernel, a condition computed while the kernel runs makes a loop of
+  // the kernel's.
+  if (inKernel() && emitRuntimeWhile(stmt))
+    return Flow::Normal;
   enclosingLoops.push_back(true);
   Flow result = Flow::Normal;
   while (!source.tooManyErrors()) {

@@ -75,6 +75,13 @@ mlir::Block *TileEmitter::emitParallel(llvm::ArrayRef<int64_t> extents,
   return &op.getBody().front();
 }
 
+bool TileEmitter::insideParallel() {
+  mlir::Block *block = builder.getInsertionBlock();
+  return block && block->getParentOp() &&
+         (llvm::isa<tile::ParallelOp>(block->getParentOp()) ||
+          block->getParentOp()->getParentOfType<tile::ParallelOp>());
+}
+
 bool TileEmitter::fuseNestedParallel(mlir::Block *body) {
   auto outer = llvm::cast<tile::ParallelOp>(body->getParentOp());
   tile::ParallelOp inner;

@@ -84,10 +84,11 @@ struct Write {
 /// loops they share an iteration of).
 struct Concurrency {
   bool sameBlock = true;
-  SmallVector<mlir::scf::ForOp> sameLoops;
+  /// Loops (scf.for or scf.while) whose iteration the executions share.
+  SmallVector<mlir::Operation *> sameLoops;
   /// A loop whose iterations differ by one step, and which execution runs
   /// first: the first write's (forward) or the second's.
-  mlir::scf::ForOp adjacentLoop;
+  mlir::Operation *adjacentLoop = nullptr;
   bool forward = true;
 };
 

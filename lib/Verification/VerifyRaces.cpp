@@ -251,13 +251,24 @@ bool RaceVerifier::isUniform(const Write &write) const {
 // When two executions can be unordered
 //===----------------------------------------------------------------------===//
 
+/// Whether `op` is a loop of the kernel: an scf.for, or an scf.while, whose
+/// iterations have no induction variable to tell them apart.
+static bool isLoop(Operation *op) { return isa<scf::ForOp, scf::WhileOp>(op); }
+
+/// The block a loop runs once per iteration.
+static Block *iterationBody(Operation *loop) {
+  if (auto whileOp = dyn_cast<scf::WhileOp>(loop))
+    return whileOp.getAfterBody();
+  return cast<scf::ForOp>(loop).getBody();
+}
+
 /// The loops around `op` in the kernel, outermost first.
-static SmallVector<scf::ForOp> enclosingLoops(Operation *op, KernelOp kernel) {
-  SmallVector<scf::ForOp> loops;
+static SmallVector<Operation *> enclosingLoops(Operation *op, KernelOp kernel) {
+  SmallVector<Operation *> loops;
   for (Operation *parent = op->getParentOp(); parent && parent != kernel;
        parent = parent->getParentOp())
-    if (auto loop = dyn_cast<scf::ForOp>(parent))
-      loops.push_back(loop);
+    if (isLoop(parent))
+      loops.push_back(parent);
   std::reverse(loops.begin(), loops.end());
   return loops;
 }
@@ -292,8 +303,8 @@ static bool anyBetween(Block *block, Operation *a, Operation *b,
 }
 
 /// Whether every iteration of `loop` runs a synchronizing op of its body.
-static bool separatesIterations(scf::ForOp loop) {
-  return llvm::any_of(*loop.getBody(),
+static bool separatesIterations(Operation *loop) {
+  return llvm::any_of(*iterationBody(loop),
                       [](Operation &op) { return synchronizes(&op); });
 }
 
@@ -304,9 +315,9 @@ RaceVerifier::possibleConcurrencies(const Write &first, const Write &second) {
   if (first.async || second.async)
     return {Concurrency()};
   KernelOp kernelOp = kernel.getKernel();
-  SmallVector<scf::ForOp> firstLoops = enclosingLoops(first.op, kernelOp);
-  SmallVector<scf::ForOp> secondLoops = enclosingLoops(second.op, kernelOp);
-  SmallVector<scf::ForOp> common;
+  SmallVector<Operation *> firstLoops = enclosingLoops(first.op, kernelOp);
+  SmallVector<Operation *> secondLoops = enclosingLoops(second.op, kernelOp);
+  SmallVector<Operation *> common;
   for (auto [a, b] : llvm::zip(firstLoops, secondLoops)) {
     if (a != b)
       break;
@@ -315,8 +326,8 @@ RaceVerifier::possibleConcurrencies(const Write &first, const Write &second) {
   // Iterations of a loop whose body synchronizes are ordered unless they
   // are the same, or neighbours with no barrier between the two writes
   // across the end of an iteration; iterations of other loops never are.
-  SmallVector<scf::ForOp> separating;
-  for (scf::ForOp loop : common)
+  SmallVector<Operation *> separating;
+  for (Operation *loop : common)
     if (separatesIterations(loop))
       separating.push_back(loop);
   SmallVector<Concurrency> result;
@@ -326,7 +337,7 @@ RaceVerifier::possibleConcurrencies(const Write &first, const Write &second) {
   if (!anyBetween(block, firstAncestor, secondAncestor, synchronizes))
     result.push_back({true, separating, {}, true});
   for (auto [j, loop] : llvm::enumerate(separating)) {
-    Block *body = loop.getBody();
+    Block *body = iterationBody(loop);
     Operation *x = body->findAncestorOpInBlock(*first.op);
     Operation *y = body->findAncestorOpInBlock(*second.op);
     // From `from` in one iteration to `to` in the next: no synchronizing
@@ -340,7 +351,7 @@ RaceVerifier::possibleConcurrencies(const Write &first, const Write &second) {
           return false;
       return true;
     };
-    SmallVector<scf::ForOp> outer(separating.begin(), separating.begin() + j);
+    SmallVector<Operation *> outer(separating.begin(), separating.begin() + j);
     if (wraps(x, y))
       result.push_back({true, outer, loop, true});
     if (wraps(y, x))
@@ -366,9 +377,8 @@ RaceVerifier::certainConcurrency(const Write &first, const Write &second) {
   Concurrency concurrency;
   for (Operation *parent = block->getParentOp(); parent && parent != kernelOp;
        parent = parent->getParentOp())
-    if (auto loop = dyn_cast<scf::ForOp>(parent))
-      if (holdsSynchronization(loop))
-        concurrency.sameLoops.push_back(loop);
+    if (isLoop(parent) && holdsSynchronization(parent))
+      concurrency.sameLoops.push_back(parent);
   return concurrency;
 }
 
@@ -377,8 +387,12 @@ VariableCopies &RaceVerifier::copiesFor(const Concurrency &concurrency) {
   if (concurrency.sameBlock)
     for (const Formula &block : kernel.blockIndices())
       llvm::append_range(shared, block.variables);
-  for (scf::ForOp loop : concurrency.sameLoops)
-    llvm::append_range(shared, formulas.of(loop.getInductionVar()).variables);
+  // A while loop's iterations have no variable of their own: values
+  // computed in one differ between the executions, conservatively.
+  for (Operation *loop : concurrency.sameLoops)
+    if (auto forOp = dyn_cast<scf::ForOp>(loop))
+      llvm::append_range(shared,
+                         formulas.of(forOp.getInductionVar()).variables);
   llvm::sort(shared);
   shared.erase(llvm::unique(shared), shared.end());
   auto [it, inserted] = copyPools.try_emplace(shared);
@@ -457,7 +471,7 @@ Proof RaceVerifier::ask(const Write &first, const Write &second,
       sameBlock = f.logicalAnd(sameBlock, f.eq(block, other(block)));
     unordered = f.logicalNot(sameBlock);
   }
-  if (scf::ForOp loop = concurrency.adjacentLoop) {
+  if (auto loop = dyn_cast_or_null<scf::ForOp>(concurrency.adjacentLoop)) {
     Formula iv = f.of(loop.getInductionVar());
     Formula next = other(iv);
     Formula earlier = concurrency.forward ? iv : next;
@@ -529,11 +543,13 @@ Proof RaceVerifier::ask(const Write &first, const Write &second,
   // Each execution in an iteration of every loop around it.
   SmallVector<Formula> assumptions;
   KernelOp kernelOp = kernel.getKernel();
-  for (scf::ForOp loop : enclosingLoops(first.op, kernelOp))
-    llvm::append_range(assumptions, kernel.loopConditions(loop));
-  for (scf::ForOp loop : enclosingLoops(second.op, kernelOp))
-    for (const Formula &condition : kernel.loopConditions(loop))
-      assumptions.push_back(other(condition));
+  for (Operation *loop : enclosingLoops(first.op, kernelOp))
+    if (auto forOp = dyn_cast<scf::ForOp>(loop))
+      llvm::append_range(assumptions, kernel.loopConditions(forOp));
+  for (Operation *loop : enclosingLoops(second.op, kernelOp))
+    if (auto forOp = dyn_cast<scf::ForOp>(loop))
+      for (const Formula &condition : kernel.loopConditions(forOp))
+        assumptions.push_back(other(condition));
   if (withPaths) {
     llvm::append_range(assumptions, first.path);
     for (const Formula &condition : second.path)

@@ -80,3 +80,41 @@ func.func @branches(%a: memref<64xf32>, %flag: i1, %x: f32) {
   }
   return
 }
+
+// -----
+
+// A while loop whose condition the kernel computes is a loop too: its body
+// is synchronized inside, and the next iteration's write waits for this
+// iteration's read.
+// CHECK-LABEL: func.func @while_loop
+// CHECK: scf.while
+// CHECK: scf.condition
+// CHECK: } do {
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: tile.copy %arg0 to %[[S:[^ ]*]]
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: tile.copy %[[S]] to %arg1
+// CHECK-NEXT: memref.load
+func.func @while_loop(%a: memref<64xf32>, %b: memref<64xf32>, %n: memref<1xi32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %one = arith.constant 1 : i32
+  %limit = arith.constant 10 : i32
+  tile.kernel blocks(%bx) in (%c1) threads(64) {
+    %s = tile.alloc_shared : memref<64xf32, #tile.shared>
+    %count = tile.alloc_local : memref<1xi32, #tile.local>
+    scf.while : () -> () {
+      %v = memref.load %count[%c0] : memref<1xi32, #tile.local>
+      %more = arith.cmpi slt, %v, %limit : i32
+      scf.condition(%more)
+    } do {
+      tile.copy %a to %s : memref<64xf32>, memref<64xf32, #tile.shared>
+      tile.copy %s to %b : memref<64xf32, #tile.shared>, memref<64xf32>
+      %v = memref.load %count[%c0] : memref<1xi32, #tile.local>
+      %next = arith.addi %v, %one : i32
+      memref.store %next, %count[%c0] : memref<1xi32, #tile.local>
+      scf.yield
+    }
+  }
+  return
+}

@@ -297,3 +297,41 @@ func.func @across_steps(%a: memref<128xf32>) attributes {tile.arg_names = ["A"]}
   }
   return
 }
+
+// -----
+
+// A while loop's iterations are unordered like a loop's: thread 0 writes
+// S[1] after the barrier of one iteration and thread 1 writes it before the
+// barrier of the next, with nothing between the two.
+// CHECK-LABEL: func.func @while_wraps
+func.func @while_wraps(%a: memref<128xf32>, %n: memref<1xi32>) attributes {tile.arg_names = ["A", "N"]} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  // expected-remark@+1 {{races of this kernel's 2 writes: 0 proved free, 2 not proved}}
+  tile.kernel blocks(%bx) in (%c1) threads(2) {
+    %t = gpu.thread_id x upper_bound 2
+    %s = tile.alloc_shared : memref<2xf32, #tile.shared>
+    %x = memref.load %a[%t] : memref<128xf32>
+    %limit = memref.load %n[%c0] : memref<1xi32>
+    %count = tile.alloc_local : memref<1xi32, #tile.local>
+    scf.while : () -> () {
+      %v = memref.load %count[%c0] : memref<1xi32, #tile.local>
+      %more = arith.cmpi slt, %v, %limit : i32
+      scf.condition(%more)
+    } do {
+      // expected-remark@+1 {{this write to a shared buffer could not be proved free of races}}
+      memref.store %x, %s[%t] : memref<2xf32, #tile.shared>
+      gpu.barrier
+      %o = arith.subi %c1, %t : index
+      // expected-remark@+1 {{this write to a shared buffer could not be proved free of races}}
+      memref.store %x, %s[%o] : memref<2xf32, #tile.shared>
+      %v = memref.load %count[%c0] : memref<1xi32, #tile.local>
+      %one = arith.constant 1 : i32
+      %next = arith.addi %v, %one : i32
+      memref.store %next, %count[%c0] : memref<1xi32, #tile.local>
+      scf.yield
+    }
+  }
+  return
+}

@@ -313,6 +313,15 @@ def configs():
                      "IN_KIND": 0, "ACC_F16": 0, "OUT_KIND": 0},
                     ["--arch", archs], "gemm.cpp", ["-lcublas", "-lcudart"]))
     out.append(("atomic_region", kernel("atomic"), {}, "ATOMIC_REGION", {}))
+    # Run-time while loops around a pipelined GEMM: tails in M, N and K,
+    # then whole tiles, with and without TMA.
+    for m, n, k, flags in [(200, 300, 520, []), (256, 256, 512, []),
+                           (200, 300, 520, ["--no-tma"])]:
+        name = f"streamk_while_{m}x{n}x{k}"
+        if flags:
+            name += "_no_tma"
+        out.append((name, kernel("streamk"), {"M": m, "N": n, "K": k},
+                    "STREAMK", {"M": m, "N": n, "K": k}, flags))
     for m, n in [(256, 256), (300, 200)]:
         out.append((f"threads2d_{m}x{n}", kernel("threads2d"),
                     {"M": m, "N": n}, "THREADS2D", {"M": m, "N": n}))

@@ -289,6 +289,10 @@ private:
   void execAssert(const AssertStmt &stmt);
   Flow execRuntimeLoop(const ForStmt &stmt, const IterableObject &iter);
   Flow execCompileTimeLoop(const ForStmt &stmt, std::vector<Ref> items);
+  /// Emits `stmt` as a loop of the kernel (scf.while) when its condition is
+  /// a run-time value; false, having emitted nothing, when the condition is
+  /// known at compile time.
+  bool emitRuntimeWhile(const WhileStmt &stmt);
   /// Runs `block` as the body of a run-time region (loop, kernel, if):
   /// names first bound inside stay inside.
   Flow execRegion(const Block &block,

@@ -66,6 +66,9 @@ public:
   // Each returns the body of the new op, whose arguments are its block
   // indices or induction variables.
 
+  /// Whether code emitted now runs per element of a T.Parallel loop.
+  bool insideParallel();
+
   mlir::Block *emitKernel(mlir::ValueRange grid,
                           llvm::ArrayRef<int64_t> threads, llvm::SMLoc loc);
   mlir::Block *emitParallel(llvm::ArrayRef<int64_t> extents, llvm::SMLoc loc);

@@ -121,6 +121,30 @@ static bool run(Context &ctx) {
   return ok;
 }
 
+#elif defined(TEST_STREAMK)
+// C = A @ B^T by stream-K blocks whose run-time while loops add partial
+// tiles into C = 0 with atomics; against float64 on the CPU.
+static bool run(Context &ctx) {
+  const size_t m = TEST_M, n = TEST_N, k = TEST_K;
+  std::vector<float> a = roundHalf(ctx.uniform(m * k)),
+                     b = roundHalf(ctx.uniform(n * k));
+  Buffer A(m * k, 2), B(n * k, 2), C(m * n, 4);
+  A.upload(toHalf(a).data());
+  B.upload(toHalf(b).data());
+  std::vector<float> zeros(m * n, 0.0f);
+  C.upload(zeros.data());
+  CHECK(LAUNCH(streamk, A.ptr, B.ptr, C.ptr));
+  SYNC();
+  std::vector<float> c(m * n);
+  C.download(c.data());
+  std::vector<double> want(m * n, 0.0);
+  for (size_t i = 0; i < m; ++i)
+    for (size_t j = 0; j < n; ++j)
+      for (size_t p = 0; p < k; ++p)
+        want[i * n + j] += double(a[i * k + p]) * double(b[j * k + p]);
+  return compare(TEST_NAME, widen(c), want, 1e-3, 1e-4, ctx.seed);
+}
+
 #elif defined(TEST_THREADS2D)
 // Y = 2 X in even columns, X + 1 in odd columns of even rows, -X elsewhere
 // (rows and columns within the block's 128x128 tile, which the tensor's

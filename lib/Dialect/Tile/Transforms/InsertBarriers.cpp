@@ -119,7 +119,7 @@ Accesses accessesOf(Operation *op) {
 }
 
 bool isLoop(Operation *op) {
-  return isa<SerialOp, UnrollOp, PipelinedOp, scf::ForOp>(op);
+  return isa<SerialOp, UnrollOp, PipelinedOp, scf::ForOp, scf::WhileOp>(op);
 }
 
 /// Whether `op` holds a read of shared memory through the async proxy: a
@@ -168,11 +168,13 @@ void synchronize(Block &block, Accesses &pending, bool proxyFences) {
         insertBarrierBefore(&op, proxyFences);
         pending.clear();
       }
-      // An iteration starts with what the previous iteration left.
-      Block &body = op.getRegion(0).front();
+      // An iteration starts with what the previous iteration left. A while
+      // loop's condition runs before its body, and once more at the end.
       Accesses inner = pending;
       inner.merge(own);
-      synchronize(body, inner, proxyFences);
+      for (Region &region : op.getRegions())
+        if (!region.empty())
+          synchronize(region.front(), inner, proxyFences);
       pending.merge(inner);
       continue;
     }
