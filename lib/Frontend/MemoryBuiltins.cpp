@@ -270,10 +270,24 @@ static llvm::SmallVector<int64_t> squeeze(llvm::ArrayRef<int64_t> shape) {
 }
 
 static Ref copy(Evaluator &eval, const CallArgs &call) {
-  std::optional<Args> args =
-      bindArgs(eval, call, "T.copy", {"src", "dst", "disable_tma"}, 2);
+  std::optional<Args> args = bindArgs(
+      eval, call, "T.copy",
+      {"src", "dst", "disable_tma", "coalesced_width", "eviction_policy"}, 2);
   if (!args || !eval.requireKernel(call.loc, "T.copy"))
     return poison();
+  // Hints of TileLang's that tilec's choices make moot: it picks each
+  // copy's vector width from the layouts and leaves caching to the GPU.
+  if (args->has(3) && !llvm::isa<NoneObject>(*(*args)[3]) &&
+      !constIntArg(eval, (*args)[3], args->loc(3), "coalesced_width"))
+    return poison();
+  if (args->has(4) && !llvm::isa<NoneObject>(*(*args)[4])) {
+    auto *policy = llvm::dyn_cast<StrObject>((*args)[4].get());
+    if (!policy ||
+        !llvm::is_contained({"evict_normal", "evict_first", "evict_last"},
+                            llvm::StringRef(policy->value)))
+      return eval.error(args->loc(4), "eviction_policy is \"evict_normal\", "
+                                      "\"evict_first\" or \"evict_last\"");
+  }
   // tilec chooses the bulk copy engine for the whole kernel, not per copy.
   if (args->has(2) &&
       constBoolArg(eval, (*args)[2], args->loc(2), "disable_tma")
