@@ -1,11 +1,15 @@
 //===- ComputeBuiltins.cpp - Gemm and reductions in .tile -----------------===//
 //
 // Part of tilec. The tile primitives that compute: T.gemm with its warp
-// policies, and the reductions T.reduce_max, _min, _sum, _absmax and _abssum.
+// policies, the reductions T.reduce_max, _min, _sum, _absmax and _abssum,
+// and the scan T.cumsum.
 //
 //===----------------------------------------------------------------------===//
 
 #include "BuiltinsInternal.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 
 using namespace tilec;
 using namespace tilec::frontend;
@@ -189,6 +193,127 @@ static BuiltinObject::Handler reduce(tile::ReduceKind kind, std::string name) {
   };
 }
 
+/// T.cumsum(src, dst=None, dim=0, reverse=False): the inclusive prefix sums
+/// of `src` along `dim` (suffix sums with `reverse`), into `dst` or in
+/// place. The scan doubles its reach each step (Hillis and Steele): with
+/// `n` elements along `dim`, ceil(log2 n) element-wise passes between two
+/// shared buffers, each adding the element `s` back (or ahead) where there
+/// is one, so every thread takes part and the passes need only the
+/// barriers between them.
+static Ref cumsum(Evaluator &eval, const CallArgs &call) {
+  std::optional<Args> args =
+      bindArgs(eval, call, "T.cumsum", {"src", "dst", "dim", "reverse"}, 1);
+  if (!args || !eval.requireKernel(call.loc, "T.cumsum"))
+    return poison();
+  auto src = bufferArg(eval, (*args)[0], args->loc(0), "the source");
+  if (!src)
+    return poison();
+  auto dst = src;
+  if (args->has(1) && !llvm::isa<NoneObject>(*(*args)[1])) {
+    dst = bufferArg(eval, (*args)[1], args->loc(1), "the result");
+    if (!dst)
+      return poison();
+  }
+  for (auto [buffer, loc] :
+       {std::pair(src.get(), args->loc(0)), std::pair(dst.get(), call.loc)})
+    if (buffer->scope == tile::MemoryScope::Global)
+      return eval.error(loc, "T.cumsum scans a shared or fragment buffer; "
+                             "copy '" +
+                                 buffer->name + "' into one first");
+  auto srcType = mlir::cast<mlir::MemRefType>(src->memref.getType());
+  auto dstType = mlir::cast<mlir::MemRefType>(dst->memref.getType());
+  if (!srcType.hasStaticShape())
+    return eval.error(args->loc(0), "T.cumsum needs a source of static shape");
+  if (srcType.getShape() != dstType.getShape())
+    return eval.error(call.loc, "T.cumsum writes a result of the source's "
+                                "shape");
+  int64_t rank = srcType.getRank();
+  int64_t dim = 0;
+  if (args->has(2)) {
+    std::optional<int64_t> value =
+        constIntArg(eval, (*args)[2], args->loc(2), "dim");
+    if (!value)
+      return poison();
+    dim = *value;
+  }
+  if (dim < -rank || dim >= rank)
+    return eval.error(args->has(2) ? args->loc(2) : call.loc,
+                      "dim " + llvm::Twine(dim) +
+                          " is out of range for a "
+                          "rank-" +
+                          llvm::Twine(rank) + " buffer");
+  if (dim < 0)
+    dim += rank;
+  bool reverse =
+      args->has(3) &&
+      constBoolArg(eval, (*args)[3], args->loc(3), "reverse").value_or(false);
+
+  TileEmitter &emitter = eval.getEmitter();
+  mlir::OpBuilder &b = eval.getBuilder();
+  mlir::Location loc = eval.getLoc(call.loc);
+  llvm::ArrayRef<int64_t> shape = srcType.getShape();
+  int64_t extent = shape[dim];
+  const DType &dtype = dst->dtype;
+  // Runs `body` on the indices of every element, in a T.Parallel loop.
+  auto forEachElement = [&](llvm::function_ref<void(mlir::ValueRange)> body) {
+    mlir::Block *block = emitter.emitParallel(shape, call.loc);
+    mlir::OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(block);
+    body(block->getArguments());
+  };
+  auto load = [&](mlir::Value buffer, mlir::ValueRange indices) {
+    return mlir::memref::LoadOp::create(b, loc, buffer, indices).getResult();
+  };
+  mlir::Value from =
+      emitter.emitAlloc(tile::MemoryScope::Shared, shape, dtype.type, call.loc);
+  mlir::Value to =
+      emitter.emitAlloc(tile::MemoryScope::Shared, shape, dtype.type, call.loc);
+  if (!from || !to)
+    return poison();
+  forEachElement([&](mlir::ValueRange indices) {
+    mlir::Value element =
+        eval.convert(load(src->memref, indices), src->dtype, dtype, call.loc);
+    mlir::memref::StoreOp::create(b, loc, element, from, indices);
+  });
+  for (int64_t reach = 1; reach < extent; reach *= 2) {
+    forEachElement([&](mlir::ValueRange indices) {
+      // The partner `reach` elements back (ahead when reversed), clamped
+      // into the buffer where there is none; its value then goes unused.
+      auto constant = [&](int64_t value) -> mlir::Value {
+        return mlir::arith::ConstantIndexOp::create(b, loc, value);
+      };
+      mlir::Value partner = mlir::arith::AddIOp::create(
+          b, loc, indices[dim], constant(reverse ? reach : -reach));
+      mlir::Value has =
+          mlir::arith::CmpIOp::create(b, loc,
+                                      reverse ? mlir::arith::CmpIPredicate::slt
+                                              : mlir::arith::CmpIPredicate::sge,
+                                      partner, constant(reverse ? extent : 0));
+      partner = reverse
+                    ? mlir::arith::MinSIOp::create(b, loc, partner,
+                                                   constant(extent - 1))
+                          .getResult()
+                    : mlir::arith::MaxSIOp::create(b, loc, partner, constant(0))
+                          .getResult();
+      llvm::SmallVector<mlir::Value> partnerIndices(indices);
+      partnerIndices[dim] = partner;
+      auto here = std::make_shared<ScalarObject>(load(from, indices), dtype);
+      auto there =
+          std::make_shared<ScalarObject>(load(from, partnerIndices), dtype);
+      Ref sum = eval.binary(BinaryOp::Add, here, there, call.loc);
+      mlir::Value result = mlir::arith::SelectOp::create(
+          b, loc, has, eval.materialize(sum, dtype, call.loc), here->value);
+      mlir::memref::StoreOp::create(b, loc, result, to, indices);
+    });
+    std::swap(from, to);
+  }
+  forEachElement([&](mlir::ValueRange indices) {
+    mlir::memref::StoreOp::create(b, loc, load(from, indices), dst->memref,
+                                  indices);
+  });
+  return none();
+}
+
 void tilec::frontend::addComputeBuiltins(ModuleObject &language) {
   auto &m = language.members;
   auto policy = std::make_shared<ModuleObject>("T.GemmWarpPolicy");
@@ -203,6 +328,7 @@ void tilec::frontend::addComputeBuiltins(ModuleObject &language) {
       static_cast<int64_t>(tile::GemmWarpPolicy::FullCol));
   m["GemmWarpPolicy"] = policy;
   m["gemm"] = builtin("T.gemm", gemm);
+  m["cumsum"] = builtin("T.cumsum", cumsum);
   m["reduce_max"] =
       builtin("T.reduce_max", reduce(tile::ReduceKind::Max, "T.reduce_max"));
   m["reduce_min"] =

@@ -325,6 +325,14 @@ def configs():
     for m, n in [(256, 256), (300, 200)]:
         out.append((f"threads2d_{m}x{n}", kernel("threads2d"),
                     {"M": m, "N": n}, "THREADS2D", {"M": m, "N": n}))
+    # T.cumsum along and across rows, forward and reversed, over extents
+    # that are not powers of two.
+    for dim, reverse in [(1, False), (1, True), (0, False), (0, True)]:
+        out.append((f"cumsum_dim{dim}{'_reverse' if reverse else ''}",
+                    kernel("scan"),
+                    {"M": 200, "N": 100, "dim": dim, "reverse": reverse},
+                    "CUMSUM", {"M": 200, "N": 100, "CUMSUM_DIM": dim,
+                               "CUMSUM_REVERSE": int(reverse)}))
     out.append(("control", kernel("control"), {}, "CONTROL", {}))
     out.append(("control_fast_math", kernel("control"), {}, "CONTROL", {},
                 ["--fast-math"]))

@@ -145,6 +145,38 @@ static bool run(Context &ctx) {
   return compare(TEST_NAME, widen(c), want, 1e-3, 1e-4, ctx.seed);
 }
 
+#elif defined(TEST_CUMSUM)
+// Y = the prefix sums of X within each 64-row tile, along CUMSUM_DIM (suffix
+// sums with CUMSUM_REVERSE); against float64 on the CPU.
+static bool run(Context &ctx) {
+  const int m = TEST_M, n = TEST_N, tile = 64;
+  std::vector<float> x = roundHalf(ctx.uniform(size_t(m) * n));
+  Buffer X(size_t(m) * n, 2), Y(size_t(m) * n, 4);
+  X.upload(toHalf(x).data());
+  Y.poison();
+  CHECK(LAUNCH(cumsum_tile, X.ptr, Y.ptr));
+  SYNC();
+  std::vector<float> y(size_t(m) * n);
+  Y.download(y.data());
+  std::vector<double> want(size_t(m) * n);
+  auto at = [&](int r, int c) { return size_t(r) * n + c; };
+  for (int r = 0; r < m; ++r)
+    for (int c = 0; c < n; ++c) {
+      // The sum runs from the start of the row (or of the tile's column) to
+      // this element, or from it to the end.
+      int pos = CUMSUM_DIM == 1 ? c : r;
+      int begin = CUMSUM_DIM == 1 ? 0 : r / tile * tile;
+      int end = CUMSUM_DIM == 1 ? n : std::min(begin + tile, m);
+      int lo = CUMSUM_REVERSE ? pos : begin;
+      int hi = CUMSUM_REVERSE ? end : pos + 1;
+      double sum = 0;
+      for (int k = lo; k < hi; ++k)
+        sum += CUMSUM_DIM == 1 ? x[at(r, k)] : x[at(k, c)];
+      want[at(r, c)] = sum;
+    }
+  return compare(TEST_NAME, widen(y), want, 1e-4, 1e-5, ctx.seed);
+}
+
 #elif defined(TEST_THREADS2D)
 // Y = 2 X in even columns, X + 1 in odd columns of even rows, -X elsewhere
 // (rows and columns within the block's 128x128 tile, which the tensor's
@@ -353,7 +385,7 @@ static bool run(Context &ctx) {
 #endif
 static bool run(Context &ctx) {
   const int64_t b = TEST_BATCH, h = TEST_HEADS, sq = TEST_SEQ,
-                skv = TEST_SEQ_KV, d = TEST_DIM;
+                skv = TEST_SEQ_KV, d = CUMSUM_DIM;
   const size_t qCount = size_t(b) * h * sq * d,
                kvCount = size_t(b) * h * skv * d;
   auto round = [](std::vector<float> values) {
