@@ -55,6 +55,13 @@ createTilelangModule(std::shared_ptr<ModuleObject> language) {
         return none();
       });
   tilelang->members["autotuner"] = autotuner;
+  // tilelang.tileop holds the gemm's warp policy that T re-exports.
+  auto tileop = std::make_shared<ModuleObject>("tilelang.tileop");
+  auto tileopBase = std::make_shared<ModuleObject>("tilelang.tileop.base");
+  tileopBase->members["GemmWarpPolicy"] = language->members["GemmWarpPolicy"];
+  tileop->members["GemmWarpPolicy"] = language->members["GemmWarpPolicy"];
+  tileop->members["base"] = tileopBase;
+  tilelang->members["tileop"] = tileop;
   auto transform = std::make_shared<ModuleObject>("tilelang.transform");
   transform->members["simplify_prim_func"] =
       decoratorOnly("tilelang.transform.simplify_prim_func");
