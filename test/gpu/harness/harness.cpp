@@ -385,7 +385,7 @@ static bool run(Context &ctx) {
 #endif
 static bool run(Context &ctx) {
   const int64_t b = TEST_BATCH, h = TEST_HEADS, sq = TEST_SEQ,
-                skv = TEST_SEQ_KV, d = CUMSUM_DIM;
+                skv = TEST_SEQ_KV, d = TEST_DIM;
   const size_t qCount = size_t(b) * h * sq * d,
                kvCount = size_t(b) * h * skv * d;
   auto round = [](std::vector<float> values) {
