@@ -11,12 +11,25 @@
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassInstrumentation.h"
 
 using namespace mlir;
 using namespace tilec;
 
 namespace {
 using ConfigureFn = function_ref<LogicalResult(PassManager &)>;
+
+/// Records whether a pass that failed was one of the verifiers.
+struct VerifierFailureRecorder : public PassInstrumentation {
+  explicit VerifierFailureRecorder(bool &verifierFailed)
+      : verifierFailed(verifierFailed) {}
+  void runAfterPassFailed(Pass *pass, Operation *) override {
+    if (pass->getArgument().starts_with("tile-verify-"))
+      verifierFailed = true;
+  }
+  bool &verifierFailed;
+};
 } // namespace
 
 std::unique_ptr<MLIRContext> tilec::createCompilerContext() {
@@ -126,6 +139,43 @@ static LogicalResult compileHostModule(ModuleOp module,
   return success();
 }
 
+/// Runs the verifiers on copies of `module`, at `stage`, lowered for each
+/// target as far as the verifiers run, so that an output taken before them
+/// (the tile dialect, the layouts) is written only for kernels they accept.
+/// A kernel the lowering stops on before the verifiers get to it is left to
+/// the compilation that needs the lowering, which reports why.
+static LogicalResult verifyAhead(ModuleOp module,
+                                 const Compilation &compilation, Stage stage,
+                                 ConfigureFn configure) {
+  for (const CompileOptions &options : compilation.targets) {
+    if (!options.verify)
+      continue;
+    bool verifierFailed = false;
+    auto watched = [&](PassManager &pm) -> LogicalResult {
+      if (failed(configure(pm)))
+        return failure();
+      pm.addInstrumentation(
+          std::make_unique<VerifierFailureRecorder>(verifierFailed));
+      return success();
+    };
+    OwningOpRef<ModuleOp> copy = module.clone();
+    LogicalResult lowered = success();
+    {
+      // Quietly first: only the verifiers' findings are this output's.
+      ScopedDiagnosticHandler quiet(module.getContext(),
+                                    [](Diagnostic &) { return success(); });
+      lowered = lowerModule(*copy, options, stage, Stage::GPU, watched);
+    }
+    if (succeeded(lowered) || !verifierFailed)
+      continue;
+    // Again, to report what the verifiers found.
+    copy = module.clone();
+    (void)lowerModule(*copy, options, stage, Stage::GPU, configure);
+    return failure();
+  }
+  return success();
+}
+
 /// Compiles `module` for one GPU, as far as the compilation asks.
 static LogicalResult compileGPUModule(ModuleOp module,
                                       const Compilation &compilation,
@@ -138,6 +188,8 @@ static LogicalResult compileGPUModule(ModuleOp module,
           lowerModule(module, options, Stage::Tile, Stage::Layouts, configure)))
     return failure();
   if (emit == Emit::Layouts) {
+    if (failed(verifyAhead(module, compilation, Stage::Layouts, configure)))
+      return failure();
     printLayouts(module, os);
     return success();
   }
@@ -237,6 +289,8 @@ LogicalResult tilec::compileSource(llvm::SourceMgr &sources,
                          Stage::Tile, configure)))
     return failure();
   if (effective.emit == Emit::Tile) {
+    if (failed(verifyAhead(*module, effective, Stage::Tile, configure)))
+      return failure();
     printModule(*module, os);
     return success();
   }
