@@ -160,8 +160,15 @@ static std::optional<Emit> chooseEmit(const DriverOptions &options,
                                       const TargetInfo &target) {
   if (options.verifyOnly)
     return Emit::VerifyOnly;
+  auto fail = [&](const llvm::Twine &message) -> std::optional<Emit> {
+    llvm::errs() << "tilec: error: " << message << "\n";
+    return std::nullopt;
+  };
   llvm::StringRef emit = options.emit;
   if (emit.empty()) {
+    // An output without a suffix (standard output, /dev/null) gets the
+    // tile dialect; a suffix tilec does not write is an error rather than
+    // tile dialect under a name that promises something else.
     llvm::StringRef ext = llvm::sys::path::extension(options.output);
     emit = llvm::StringSwitch<llvm::StringRef>(ext)
                .Case(".cubin", "cubin")
@@ -170,12 +177,15 @@ static std::optional<Emit> chooseEmit(const DriverOptions &options,
                .Case(".s", "isa")
                .Case(".o", "obj")
                .Case(".h", "header")
-               .Default("tile");
+               .Cases({"", ".mlir"}, "tile")
+               .Default("");
+    if (emit.empty())
+      return fail("cannot tell from its suffix what to write to '" +
+                  options.output +
+                  "': .cubin, .hsaco, .ptx, .s, .o, .h and .mlir name "
+                  "outputs (LLVM IR and bitcode, .ll and .bc, are not "
+                  "written); give --emit");
   }
-  auto fail = [&](const llvm::Twine &message) -> std::optional<Emit> {
-    llvm::errs() << "tilec: error: " << message << "\n";
-    return std::nullopt;
-  };
   if (target.isHost()) {
     if (emit == "layouts" || emit == "gpu" || emit == "ptx" ||
         emit == "cubin" || emit == "hsaco")

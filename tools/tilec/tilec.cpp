@@ -72,8 +72,8 @@ int main(int argc, char **argv) {
                  "LLVM dialect), ptx or isa (assembly), cubin, hsaco or obj "
                  "(the binary, with its C header beside it; obj for --target "
                  "host), header (the header alone). Without --emit, the -o "
-                 "suffix decides (.cubin, .hsaco, .o, .ptx, .s, .h), and tile "
-                 "otherwise")
+                 "suffix decides (.cubin, .hsaco, .o, .ptx, .s, .h; .mlir or "
+                 "none for tile), and any other suffix is an error")
       ->check(CLI::IsMember({"ast", "tile", "layouts", "gpu", "llvm", "ptx",
                              "isa", "cubin", "hsaco", "obj", "header"}));
   app.add_option("--header", options.header,
