@@ -80,7 +80,7 @@ static std::string prefixFor(llvm::StringRef path) {
 static mlir::LogicalResult
 compileBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
               const Compilation &compilation, llvm::StringRef injectFault,
-              bool verifyDiagnostics, llvm::raw_ostream &os,
+              const DriverOptions &options, llvm::raw_ostream &os,
               CompileResult &result) {
   std::unique_ptr<mlir::MLIRContext> context = createCompilerContext();
   llvm::SourceMgr sourceMgr;
@@ -99,14 +99,21 @@ compileBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
                          result);
   };
 
-  if (!verifyDiagnostics) {
+  if (!options.verifyDiagnostics) {
     SourceDiagnosticPrinter printer(sourceMgr, context.get());
+    printer.setWarningsAsErrors(options.warningsAsErrors);
     // An error fails the run even where the code that reported it went on
     // (MLIR's serializers do).
     bool reportedError = false;
     mlir::DiagnosticEngine::HandlerID counter =
         context->getDiagEngine().registerHandler([&](mlir::Diagnostic &diag) {
-          if (diag.getSeverity() == mlir::DiagnosticSeverity::Error)
+          bool warning =
+              diag.getSeverity() == mlir::DiagnosticSeverity::Warning;
+          // -w drops warnings before the printer sees them.
+          if (warning && options.noWarnings)
+            return mlir::success();
+          if (diag.getSeverity() == mlir::DiagnosticSeverity::Error ||
+              (warning && options.warningsAsErrors))
             reportedError = true;
           return mlir::failure();
         });
@@ -403,8 +410,8 @@ static int compile(const DriverOptions &options, const char *argv0) {
                      llvm::raw_ostream &chunkOs) {
     CompileResult chunkResult;
     mlir::LogicalResult status =
-        compileBuffer(std::move(chunk), compilation, passFault,
-                      options.verifyDiagnostics, chunkOs, chunkResult);
+        compileBuffer(std::move(chunk), compilation, passFault, options,
+                      chunkOs, chunkResult);
     if (chunkResult.header)
       headerText = std::move(chunkResult.header);
     return status;

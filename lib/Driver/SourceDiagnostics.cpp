@@ -125,7 +125,10 @@ SourceDiagnosticPrinter::SourceDiagnosticPrinter(llvm::SourceMgr &sources,
                                                  llvm::raw_ostream &os)
     : ScopedDiagnosticHandler(context), sources(sources), os(os) {
   setHandler([this](Diagnostic &diagnostic) {
-    print(diagnostic.getLocation(), diagnostic.str(), diagnostic.getSeverity());
+    DiagnosticSeverity severity = diagnostic.getSeverity();
+    if (warningsAsErrors && severity == DiagnosticSeverity::Warning)
+      severity = DiagnosticSeverity::Error;
+    print(diagnostic.getLocation(), diagnostic.str(), severity);
     for (Diagnostic &note : diagnostic.getNotes())
       print(note.getLocation(), note.str(), note.getSeverity());
     this->os.flush();

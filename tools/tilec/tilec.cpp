@@ -163,6 +163,16 @@ int main(int argc, char **argv) {
       ->check(CLI::IsMember({"bounds", "races", "alignment"}))
       ->type_name("bounds|races|alignment")
       ->allow_extra_args(false);
+  app.add_option_function<std::vector<std::string>>(
+         "-W",
+         [&](const std::vector<std::string> &) {
+           options.warningsAsErrors = true;
+         },
+         "-Werror: every warning is an error")
+      ->check(CLI::IsMember({"error"}))
+      ->type_name("error")
+      ->allow_extra_args(false);
+  app.add_flag("-w", options.noWarnings, "Print no warnings");
   app.add_option("-D", options.defines,
                  "Set a compile-time parameter: a module constant, a kernel "
                  "factory parameter or a T.const name (-D M=1024, "

@@ -51,6 +51,9 @@ struct DriverOptions {
   std::string depfile;
   bool splitInputFile = false;
   bool verifyDiagnostics = false;
+  /// -Werror: warnings are errors; -w: warnings are not printed.
+  bool warningsAsErrors = false;
+  bool noWarnings = false;
   /// For tests of internal-error reporting: a fault to inject (see
   /// isInjectableFault).
   std::string injectFault;

@@ -27,6 +27,9 @@ public:
   SourceDiagnosticPrinter(llvm::SourceMgr &sources, mlir::MLIRContext *context,
                           llvm::raw_ostream &os = llvm::errs());
 
+  /// Prints warnings as errors (-Werror).
+  void setWarningsAsErrors(bool value) { warningsAsErrors = value; }
+
 private:
   void print(mlir::Location loc, llvm::StringRef message,
              mlir::DiagnosticSeverity severity);
@@ -36,6 +39,7 @@ private:
   llvm::SourceMgr &sources;
   llvm::raw_ostream &os;
   llvm::DenseMap<mlir::StringAttr, unsigned> buffers;
+  bool warningsAsErrors = false;
 };
 
 /// `line` as a terminal shows it, with tabs expanded to multiples of 8 and
