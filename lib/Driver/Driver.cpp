@@ -24,6 +24,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/ProgramStack.h"
+#include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdlib>
@@ -433,7 +434,26 @@ static int compile(const DriverOptions &options, const char *argv0) {
              : 1;
 }
 
+/// Colours diagnostics as -fcolor-diagnostics / -fno-color-diagnostics ask,
+/// else not when NO_COLOR is set (no-color.org), else on terminals.
+static void chooseDiagnosticColors(std::optional<bool> color) {
+  if (!color) {
+    const char *noColor = std::getenv("NO_COLOR");
+    if (noColor && *noColor)
+      color = false;
+  }
+  if (!color)
+    return;
+  if (*color)
+    llvm::WithColor::setAutoDetectFunction(
+        [](const llvm::raw_ostream &) { return true; });
+  else
+    llvm::WithColor::setAutoDetectFunction(
+        [](const llvm::raw_ostream &) { return false; });
+}
+
 int tilec::runDriver(const DriverOptions &options, const char *argv0) {
+  chooseDiagnosticColors(options.colorDiagnostics);
 #ifdef TILEC_SANITIZER_BUILD
   int status = 1;
   llvm::runOnNewStack(kCompilerStackSize,

@@ -173,6 +173,17 @@ int main(int argc, char **argv) {
       ->type_name("error")
       ->allow_extra_args(false);
   app.add_flag("-w", options.noWarnings, "Print no warnings");
+  app.add_option_function<std::vector<std::string>>(
+         "-f",
+         [&](const std::vector<std::string> &flags) {
+           for (llvm::StringRef flag : flags)
+             options.colorDiagnostics = flag == "color-diagnostics";
+         },
+         "-fcolor-diagnostics or -fno-color-diagnostics: colour the "
+         "diagnostics or not (default: on terminals, unless NO_COLOR is set)")
+      ->check(CLI::IsMember({"color-diagnostics", "no-color-diagnostics"}))
+      ->type_name("[no-]color-diagnostics")
+      ->allow_extra_args(false);
   app.add_option("-D", options.defines,
                  "Set a compile-time parameter: a module constant, a kernel "
                  "factory parameter or a T.const name (-D M=1024, "

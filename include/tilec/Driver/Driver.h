@@ -16,6 +16,7 @@
 
 #include "llvm/ADT/StringRef.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,9 @@ struct DriverOptions {
   /// -Werror: warnings are errors; -w: warnings are not printed.
   bool warningsAsErrors = false;
   bool noWarnings = false;
+  /// -fcolor-diagnostics (true) or -fno-color-diagnostics (false); unset:
+  /// on terminals, unless NO_COLOR is set.
+  std::optional<bool> colorDiagnostics;
   /// For tests of internal-error reporting: a fault to inject (see
   /// isInjectableFault).
   std::string injectFault;
