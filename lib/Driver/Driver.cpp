@@ -20,7 +20,9 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Config/llvm-config.h"
 #include "llvm/Support/CrashRecoveryContext.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/ProgramStack.h"
@@ -432,6 +434,31 @@ static int compile(const DriverOptions &options, const char *argv0) {
                             : CommitFault::None)
              ? 0
              : 1;
+}
+
+std::string tilec::getVersionText(llvm::StringRef version,
+                                  llvm::StringRef commit, const char *argv0) {
+  // Each toolkit path, and whether what tilec needs from it is there.
+  auto describe = [](const std::string &path, llvm::StringRef needed,
+                     llvm::StringRef missing) -> std::string {
+    llvm::SmallString<256> shown(path);
+    llvm::sys::path::remove_dots(shown, /*remove_dot_dot=*/true);
+    llvm::SmallString<256> probe(shown);
+    llvm::sys::path::append(probe, needed);
+    if (llvm::sys::fs::exists(probe))
+      return std::string(shown);
+    return std::string(shown) + " (" + missing.str() + ")";
+  };
+  std::string text = "tilec " + version.str() + " (commit " + commit.str() +
+                     ")\nLLVM/MLIR " LLVM_VERSION_STRING "\n";
+  text += "CUDA toolkit: " +
+          describe(getDefaultCudaPath(), "bin/ptxas",
+                   "no ptxas there: NVIDIA binaries need --cuda-path") +
+          "\n";
+  text += "ROCm device libraries: " +
+          describe(getDefaultRocmPath(argv0), "",
+                   "missing: AMD binaries need --rocm-path");
+  return text;
 }
 
 /// Colours diagnostics as -fcolor-diagnostics / -fno-color-diagnostics ask,

@@ -13,6 +13,8 @@
 #include "tilec/Driver/Temporaries.h"
 #include "tilec/InitTilec.h"
 
+#include "TilecVersion.inc"
+
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
@@ -42,7 +44,9 @@ int main(int argc, char **argv) {
                "kernels",
                "tilec"};
   app.set_help_flag("-h,--help", "Print this help and exit");
-  app.set_version_flag("--version", "tilec 0.1.0 (LLVM/MLIR 22)");
+  app.set_version_flag("--version", [argv0 = argv[0]] {
+    return getVersionText(TILEC_VERSION_STRING, TILEC_COMMIT_STRING, argv0);
+  });
   DriverOptions options;
   CompileOptions &compile = options.compile;
   app.add_option("input", options.input,

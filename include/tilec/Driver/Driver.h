@@ -63,6 +63,12 @@ struct DriverOptions {
   std::string injectFault;
 };
 
+/// What --version prints: tilec's version and commit, LLVM's version, and
+/// the CUDA toolkit and ROCm device libraries tilec uses by default, each
+/// with a word where it is missing.
+std::string getVersionText(llvm::StringRef version, llvm::StringRef commit,
+                           const char *argv0);
+
 /// Whether --debug-inject-fault takes `fault`: a fault of the
 /// tilec-test-inject-fault pass, or "interrupt-at-commit".
 bool isInjectableFault(llvm::StringRef fault);
