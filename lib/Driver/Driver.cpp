@@ -142,18 +142,46 @@ static std::string escapeForDepfile(llvm::StringRef path) {
   return result;
 }
 
+std::optional<std::vector<std::string>>
+tilec::takeDependencyFlags(llvm::ArrayRef<const char *> argv,
+                           DependencyFlags &flags) {
+  std::vector<std::string> args;
+  for (size_t i = 0; i < argv.size(); ++i) {
+    llvm::StringRef arg = argv[i];
+    if (arg == "-MD" || arg == "-MMD") {
+      // There are no system headers to leave out: -MMD is -MD.
+      flags.besideOutput = true;
+    } else if (arg == "-MF") {
+      args.push_back("--depfile");
+    } else if (arg == "-MT" || arg == "-MQ") {
+      if (i + 1 == argv.size()) {
+        llvm::errs() << "tilec: error: " << arg << " needs a target name\n";
+        return std::nullopt;
+      }
+      llvm::StringRef target = argv[++i];
+      flags.targets.push_back(arg == "-MQ" ? escapeForDepfile(target)
+                                           : target.str());
+    } else {
+      args.push_back(arg.str());
+    }
+  }
+  return args;
+}
+
 /// The depfile of a run: every file written depends on every file read,
 /// the input and the files it imports.
 static std::string makeDepfile(const DriverOptions &options,
                                llvm::ArrayRef<std::string> written,
                                llvm::ArrayRef<std::string> imported) {
-  std::string text;
-  for (const std::string &path : written) {
-    if (path == "-")
-      continue;
-    if (!text.empty())
-      text += " ";
-    text += escapeForDepfile(path);
+  std::string text = llvm::join(options.depfileTargets, " ");
+  if (options.depfileTargets.empty()) {
+    for (const std::string &path : written) {
+      if (path == "-")
+        continue;
+      if (!text.empty())
+        text += " ";
+      text += escapeForDepfile(path);
+    }
   }
   text += ":";
   if (options.input != "-")

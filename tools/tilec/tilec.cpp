@@ -19,9 +19,11 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/Timing.h"
+#include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <CLI/CLI.hpp>
@@ -226,20 +228,13 @@ int main(int argc, char **argv) {
              "--mlir-timing, --mlir-print-debuginfo, ...) are also accepted.");
   app.allow_extras();
 
-  // GCC's depfile spellings, -MD and -MF FILE, are not CLI11 options
-  // (CLI11 would read -MD as -M -D): translate them first.
-  std::vector<std::string> args;
-  bool writeDepfileBesideOutput = false;
-  for (int i = 1; i < argc; ++i) {
-    llvm::StringRef arg = argv[i];
-    if (arg == "-MD") {
-      writeDepfileBesideOutput = true;
-    } else if (arg == "-MF") {
-      args.push_back("--depfile");
-    } else {
-      args.push_back(arg.str());
-    }
-  }
+  // GCC's depfile flags are not CLI11 options: take them out first.
+  DependencyFlags dependencies;
+  std::optional<std::vector<std::string>> parsed = takeDependencyFlags(
+      llvm::ArrayRef<const char *>(argv + 1, argc - 1), dependencies);
+  if (!parsed)
+    return 1;
+  std::vector<std::string> args = std::move(*parsed);
   std::reverse(args.begin(), args.end());
   try {
     app.parse(args);
@@ -250,13 +245,16 @@ int main(int argc, char **argv) {
     llvm::errs() << "tilec: error: " << e.what() << "; see tilec --help\n";
     return 1;
   }
-  if (writeDepfileBesideOutput && options.depfile.empty()) {
+  options.depfileTargets = std::move(dependencies.targets);
+  if (dependencies.besideOutput && options.depfile.empty()) {
     if (options.output == "-") {
-      llvm::errs() << "tilec: error: -MD writes OUTPUT.d: give -o, or the "
-                      "depfile's path with -MF\n";
+      llvm::errs() << "tilec: error: -MD writes OUTPUT_STEM.d: give -o, or "
+                      "the depfile's path with -MF\n";
       return 1;
     }
-    options.depfile = options.output + ".d";
+    llvm::SmallString<256> depfile(options.output);
+    llvm::sys::path::replace_extension(depfile, "d");
+    options.depfile = std::string(depfile);
   }
   if (app.count("--kernel") &&
       llvm::StringRef(options.kernel).trim(" \t,").empty()) {

@@ -14,6 +14,7 @@
 #include "tilec/Driver/Compiler.h"
 #include "tilec/Driver/Targets.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <optional>
@@ -50,6 +51,9 @@ struct DriverOptions {
   std::string header;
   /// Where to write a Make-style depfile, if anywhere.
   std::string depfile;
+  /// The depfile's targets as -MT and -MQ give them (-MQ's quoted for
+  /// Make); empty: the files written.
+  std::vector<std::string> depfileTargets;
   bool splitInputFile = false;
   bool verifyDiagnostics = false;
   /// -Werror: warnings are errors; -w: warnings are not printed.
@@ -62,6 +66,20 @@ struct DriverOptions {
   /// isInjectableFault).
   std::string injectFault;
 };
+
+/// GCC's dependency-file flags, which an option parser would misread (-MD
+/// as -M -D): -MD and -MMD ask for OUTPUT_STEM.d, -MF FILE names the
+/// depfile, -MT and -MQ name its targets.
+struct DependencyFlags {
+  bool besideOutput = false;
+  std::vector<std::string> targets;
+};
+
+/// The arguments of `argv` after the program's name, with -MF rewritten to
+/// --depfile and the other flags above taken out into `flags`; nullopt,
+/// after a message, when -MT or -MQ lacks its target.
+std::optional<std::vector<std::string>>
+takeDependencyFlags(llvm::ArrayRef<const char *> argv, DependencyFlags &flags);
 
 /// What --version prints: tilec's version and commit, LLVM's version, and
 /// the CUDA toolkit and ROCm device libraries tilec uses by default, each
