@@ -107,9 +107,9 @@ StringRef tilec::frontend::spell(BoolOp op) {
   return op == BoolOp::And ? "and" : "or";
 }
 
-static void
-collectTargetNames(const Expr &target,
-                   llvm::SmallVectorImpl<std::pair<StringRef, SMLoc>> &names) {
+void tilec::frontend::collectTargetNames(
+    const Expr &target,
+    llvm::SmallVectorImpl<std::pair<StringRef, SMLoc>> &names) {
   if (auto *name = llvm::dyn_cast<NameExpr>(&target))
     names.push_back({name->name, name->getLoc()});
   else if (auto *starred = llvm::dyn_cast<StarredExpr>(&target))

@@ -160,6 +160,30 @@ static Ref emitStagedReduce(Evaluator &eval, const CallArgs &call,
   return none();
 }
 
+/// The dimension argument `index` of a primitive on a rank-`rank` buffer,
+/// `byDefault` when not given, counted from the end when negative as in
+/// Python; std::nullopt after an error.
+static std::optional<int64_t> dimensionArg(Evaluator &eval,
+                                           const CallArgs &call,
+                                           const Args &args, size_t index,
+                                           int64_t rank, int64_t byDefault) {
+  int64_t dim = byDefault;
+  if (args.has(index)) {
+    std::optional<int64_t> value =
+        constIntArg(eval, args[index], args.loc(index), "dim");
+    if (!value)
+      return std::nullopt;
+    dim = *value;
+  }
+  if (dim < -rank || dim >= rank) {
+    eval.error(args.has(index) ? args.loc(index) : call.loc,
+               "dim " + llvm::Twine(dim) + " is out of range for a rank-" +
+                   llvm::Twine(rank) + " buffer");
+    return std::nullopt;
+  }
+  return dim < 0 ? dim + rank : dim;
+}
+
 static BuiltinObject::Handler reduce(tile::ReduceKind kind, std::string name) {
   return [kind, name](Evaluator &eval, const CallArgs &call) -> Ref {
     std::optional<Args> args =
@@ -170,25 +194,13 @@ static BuiltinObject::Handler reduce(tile::ReduceKind kind, std::string name) {
     auto dst = bufferArg(eval, (*args)[1], args->loc(1), "the result");
     if (!src || !dst)
       return poison();
-    int64_t rank = src->shape.size();
-    int64_t dim = -1;
-    if (args->has(2)) {
-      std::optional<int64_t> value =
-          constIntArg(eval, (*args)[2], args->loc(2), "dim");
-      if (!value)
-        return poison();
-      dim = *value;
-    }
-    if (dim < -rank || dim >= rank)
-      return eval.error(args->has(2) ? args->loc(2) : call.loc,
-                        "dim " + llvm::Twine(dim) +
-                            " is out of range for a rank-" + llvm::Twine(rank) +
-                            " buffer");
-    if (dim < 0)
-      dim += rank;
+    std::optional<int64_t> dim =
+        dimensionArg(eval, call, *args, 2, src->shape.size(), /*byDefault=*/-1);
+    if (!dim)
+      return poison();
     bool clearFirst =
         constBoolArg(eval, (*args)[3], args->loc(3), "clear").value_or(true);
-    return emitStagedReduce(eval, call, *args, kind, src.get(), dst.get(), dim,
+    return emitStagedReduce(eval, call, *args, kind, src.get(), dst.get(), *dim,
                             clearFirst);
   };
 }
@@ -227,23 +239,10 @@ static Ref cumsum(Evaluator &eval, const CallArgs &call) {
   if (srcType.getShape() != dstType.getShape())
     return eval.error(call.loc, "T.cumsum writes a result of the source's "
                                 "shape");
-  int64_t rank = srcType.getRank();
-  int64_t dim = 0;
-  if (args->has(2)) {
-    std::optional<int64_t> value =
-        constIntArg(eval, (*args)[2], args->loc(2), "dim");
-    if (!value)
-      return poison();
-    dim = *value;
-  }
-  if (dim < -rank || dim >= rank)
-    return eval.error(args->has(2) ? args->loc(2) : call.loc,
-                      "dim " + llvm::Twine(dim) +
-                          " is out of range for a "
-                          "rank-" +
-                          llvm::Twine(rank) + " buffer");
-  if (dim < 0)
-    dim += rank;
+  std::optional<int64_t> dim =
+      dimensionArg(eval, call, *args, 2, srcType.getRank(), /*byDefault=*/0);
+  if (!dim)
+    return poison();
   bool reverse =
       args->has(3) &&
       constBoolArg(eval, (*args)[3], args->loc(3), "reverse").value_or(false);
@@ -252,7 +251,7 @@ static Ref cumsum(Evaluator &eval, const CallArgs &call) {
   mlir::OpBuilder &b = eval.getBuilder();
   mlir::Location loc = eval.getLoc(call.loc);
   llvm::ArrayRef<int64_t> shape = srcType.getShape();
-  int64_t extent = shape[dim];
+  int64_t extent = shape[*dim];
   const DType &dtype = dst->dtype;
   // Runs `body` on the indices of every element, in a T.Parallel loop.
   auto forEachElement = [&](llvm::function_ref<void(mlir::ValueRange)> body) {
@@ -283,7 +282,7 @@ static Ref cumsum(Evaluator &eval, const CallArgs &call) {
         return mlir::arith::ConstantIndexOp::create(b, loc, value);
       };
       mlir::Value partner = mlir::arith::AddIOp::create(
-          b, loc, indices[dim], constant(reverse ? reach : -reach));
+          b, loc, indices[*dim], constant(reverse ? reach : -reach));
       mlir::Value has =
           mlir::arith::CmpIOp::create(b, loc,
                                       reverse ? mlir::arith::CmpIPredicate::slt
@@ -296,7 +295,7 @@ static Ref cumsum(Evaluator &eval, const CallArgs &call) {
                     : mlir::arith::MaxSIOp::create(b, loc, partner, constant(0))
                           .getResult();
       llvm::SmallVector<mlir::Value> partnerIndices(indices);
-      partnerIndices[dim] = partner;
+      partnerIndices[*dim] = partner;
       auto here = std::make_shared<ScalarObject>(load(from, indices), dtype);
       auto there =
           std::make_shared<ScalarObject>(load(from, partnerIndices), dtype);

@@ -233,9 +233,10 @@ Ref Evaluator::hostOperation(const Ref &lhs, const Ref &rhs) {
 }
 
 /// Whether `value` names a type in an annotation: one of Python's types,
-/// None, a dtype or a name of the host program (`torch.Tensor`).
+/// None or a dtype. (A name of the host program, `torch.Tensor`, makes any
+/// operation a host value already.)
 static bool isAnnotationType(const Ref &value) {
-  if (llvm::isa<NoneObject, DTypeObject, HostObject>(*value))
+  if (llvm::isa<NoneObject, DTypeObject>(*value))
     return true;
   auto *builtin = llvm::dyn_cast<BuiltinObject>(value.get());
   return builtin && llvm::is_contained({"int", "float", "bool", "str", "tuple",

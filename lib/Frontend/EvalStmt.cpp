@@ -146,24 +146,13 @@ void Evaluator::execAssign(const AssignStmt &stmt) {
   // sizes of a host tensor.
   if (scope != moduleScope)
     return;
-  std::function<void(const Expr &)> replaceDefined = [&](const Expr &target) {
-    if (auto *name = llvm::dyn_cast<NameExpr>(&target)) {
-      if (Ref defined = takeDefine(name->name))
-        assignName(name->name, defined, name->getLoc());
-      return;
-    }
-    const std::vector<ExprPtr> *elements = nullptr;
-    if (auto *tuple = llvm::dyn_cast<TupleExpr>(&target))
-      elements = &tuple->elements;
-    else if (auto *list = llvm::dyn_cast<ListExpr>(&target))
-      elements = &list->elements;
-    if (elements)
-      for (const ExprPtr &element : *elements)
-        replaceDefined(*element);
-  };
+  llvm::SmallVector<std::pair<StringRef, SMLoc>> names;
   for (const ExprPtr &target : stmt.targets)
     if (!llvm::isa<NameExpr>(*target))
-      replaceDefined(*target);
+      collectTargetNames(*target, names);
+  for (auto [name, loc] : names)
+    if (Ref defined = takeDefine(name))
+      assignName(name.str(), defined, loc);
 }
 
 void Evaluator::execAugAssign(const AugAssignStmt &stmt) {

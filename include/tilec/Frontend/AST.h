@@ -652,6 +652,12 @@ struct Module {
   Block body;
 };
 
+/// Appends the names an assignment to `target` binds: a name, or the names
+/// in a tuple or list of targets, starred ones included.
+void collectTargetNames(
+    const Expr &target,
+    llvm::SmallVectorImpl<std::pair<llvm::StringRef, llvm::SMLoc>> &names);
+
 /// Appends the names that the statements of `block` bind where they run:
 /// assignment, loop and `with` targets, imports, functions and classes, in
 /// nested blocks too but not inside function or class bodies.
