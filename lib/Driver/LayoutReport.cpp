@@ -6,9 +6,11 @@
 
 #include "tilec/Analysis/FragmentLayouts.h"
 #include "tilec/Dialect/Tile/IR/TileOps.h"
+#include "tilec/Dialect/Tile/Transforms/Utils.h"
 #include "tilec/Driver/Compiler.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Location.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -132,6 +134,34 @@ static std::string describeSharedLayout(SharedLayoutAttr layout,
                        swizzle.getShift());
 }
 
+/// A line for a loop that layout inference inserted to move a fragment
+/// through shared memory: where, what and why.
+static void describeConversion(ParallelOp loop, llvm::raw_ostream &os) {
+  auto reason = loop->getAttrOfType<StringAttr>(kLayoutConversionAttrName);
+  if (!reason)
+    return;
+  auto nameOf = [](Value buffer) {
+    Operation *def = buffer.getDefiningOp();
+    if (auto named = def ? dyn_cast<NameLoc>(def->getLoc()) : NameLoc())
+      return named.getName().str();
+    return std::string("(unnamed)");
+  };
+  Value from, to;
+  loop.getBody().walk([&](Operation *op) {
+    if (auto load = dyn_cast<memref::LoadOp>(op))
+      from = load.getMemRef();
+    else if (auto store = dyn_cast<memref::StoreOp>(op))
+      to = store.getMemRef();
+  });
+  if (!from || !to)
+    return;
+  os << "  conversion";
+  if (auto file = dyn_cast<FileLineColLoc>(loop.getLoc()))
+    os << " at line " << file.getLine();
+  os << ": " << nameOf(from) << " to " << nameOf(to) << ", because "
+     << reason.getValue() << "\n";
+}
+
 void tilec::printLayouts(ModuleOp module, llvm::raw_ostream &os) {
   module.walk([&](KernelOp kernel) {
     auto func = kernel->getParentOfType<func::FuncOp>();
@@ -153,6 +183,8 @@ void tilec::printLayouts(ModuleOp module, llvm::raw_ostream &os) {
       } else if (auto local = dyn_cast<AllocLocalOp>(op)) {
         os << "  " << describeName(op) << ": local "
            << describeShape(local.getType()) << ", each thread's own\n";
+      } else if (auto loop = dyn_cast<ParallelOp>(op)) {
+        describeConversion(loop, os);
       }
     });
   });

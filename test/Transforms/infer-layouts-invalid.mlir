@@ -1,29 +1,5 @@
 // RUN: tilec-opt %s --split-input-file --tile-set-target=features=mma_sync --tile-infer-layouts --verify-diagnostics
 
-// Two fragments with different annotated layouts cannot share a loop: the
-// loop runs in one layout.
-#rows = #tile.fragment_layout<[32, 4], threads = 32, slots = 4, (d0, d1) -> (d0, d1)>
-#cols = #tile.fragment_layout<[32, 4], threads = 32, slots = 4, (d0, d1) -> ((d0 + d1) mod 32, d1)>
-func.func @conflict() {
-  %c1 = arith.constant 1 : index
-  tile.kernel blocks(%bx) in (%c1) threads(32) {
-    %a = tile.alloc_fragment : memref<32x4xf32, #tile.fragment>
-    // expected-note@+1 {{the fragment is allocated here}}
-    %b = tile.alloc_fragment : memref<32x4xf32, #tile.fragment>
-    tile.annotate_layout #rows on %a : memref<32x4xf32, #tile.fragment>
-    // expected-note@+1 {{its layout was fixed here}}
-    tile.annotate_layout #cols on %b : memref<32x4xf32, #tile.fragment>
-    tile.parallel (%i, %j) in (32, 4) {
-      %x = memref.load %a[%i, %j] : memref<32x4xf32, #tile.fragment>
-      // expected-error@+1 {{a fragment is distributed over the threads in two ways that do not match}}
-      memref.store %x, %b[%i, %j] : memref<32x4xf32, #tile.fragment>
-    }
-  }
-  return
-}
-
-// -----
-
 // A layout for another number of threads than the kernel's.
 func.func @thread_count() {
   %c1 = arith.constant 1 : index
@@ -56,20 +32,6 @@ func.func @reduce_first_dim() {
     %m = tile.alloc_fragment : memref<64xf32, #tile.fragment>
     // expected-error@+1 {{reductions over dimension 0 of a rank-2 fragment are not supported yet; only the last dimension}}
     tile.reduce sum %f -> %m dim(0) : memref<8x64xf32, #tile.fragment>, memref<64xf32, #tile.fragment>
-  }
-  return
-}
-
-// -----
-
-// The reduced fragment has a layout that is not a grid.
-func.func @reduce_not_grid() {
-  %c1 = arith.constant 1 : index
-  tile.kernel blocks(%bx) in (%c1) threads(32) {
-    %f = tile.alloc_fragment {layout = #tile.fragment_layout<[32, 4], threads = 32, slots = 4, (d0, d1) -> (d0, d1)>} : memref<32x4xf32, #tile.fragment>
-    %m = tile.alloc_fragment : memref<32xf32, #tile.fragment>
-    // expected-error@+1 {{the layout of the reduced fragment cannot be split into rows; reductions support grid layouts for now}}
-    tile.reduce sum %f -> %m dim(1) : memref<32x4xf32, #tile.fragment>, memref<32xf32, #tile.fragment>
   }
   return
 }
@@ -154,6 +116,24 @@ func.func @registers_past_the_file() {
     %c = tile.alloc_fragment : memref<64x128xf32, #tile.fragment>
     %cst = arith.constant 0.0 : f32
     tile.fill %c, %cst : memref<64x128xf32, #tile.fragment>, f32
+  }
+  return
+}
+
+// -----
+
+// Two annotations of one fragment that disagree: no use to convert for.
+#rows = #tile.fragment_layout<[32, 4], threads = 32, slots = 4, (d0, d1) -> (d0, d1)>
+#cols = #tile.fragment_layout<[32, 4], threads = 32, slots = 4, (d0, d1) -> ((d0 + d1) mod 32, d1)>
+func.func @annotations_disagree() {
+  %c1 = arith.constant 1 : index
+  tile.kernel blocks(%bx) in (%c1) threads(32) {
+    // expected-note@+1 {{the fragment is allocated here}}
+    %a = tile.alloc_fragment : memref<32x4xf32, #tile.fragment>
+    // expected-note@+1 {{its layout was fixed here}}
+    tile.annotate_layout #rows on %a : memref<32x4xf32, #tile.fragment>
+    // expected-error@+1 {{a fragment is distributed over the threads in two ways that do not match}}
+    tile.annotate_layout #cols on %a : memref<32x4xf32, #tile.fragment>
   }
   return
 }

@@ -333,6 +333,23 @@ def configs():
                     {"M": 200, "N": 100, "dim": dim, "reverse": reverse},
                     "CUMSUM", {"M": 200, "N": 100, "CUMSUM_DIM": dim,
                                "CUMSUM_REVERSE": int(reverse)}))
+    # Fragments whose uses need different layouts, converted through
+    # shared memory, over shapes that cut the tiles.
+    layouts = kernel("layouts")
+    out.append(("layout_transpose_100x70", layouts, {"M": 100, "N": 70},
+                "LAYOUT_TRANSPOSE", {"M": 100, "N": 70},
+                ["--kernel", "transpose_fragment"]))
+    out.append(("online_softmax_37x1000", layouts, {"M": 37, "N": 1000},
+                "ONLINE_SOFTMAX", {"M": 37, "N": 1000},
+                ["--kernel", "online_softmax"]))
+    out.append(("int4_gemv_200x320", layouts, {"N": 200, "K": 320},
+                "INT4_GEMV", {"N": 200, "K": 320}, ["--kernel", "int4_gemv"]))
+    out.append(("topk_50x40_k6", layouts, {"M": 50, "E": 40, "k": 6},
+                "TOPK", {"M": 50, "TOPK_E": 40, "TOPK_K": 6},
+                ["--kernel", "topk_rows"]))
+    out.append(("block_absmax_100x130", layouts, {"M": 100, "N": 130},
+                "BLOCK_ABSMAX", {"M": 100, "N": 130},
+                ["--kernel", "block_absmax"]))
     out.append(("control", kernel("control"), {}, "CONTROL", {}))
     out.append(("control_fast_math", kernel("control"), {}, "CONTROL", {},
                 ["--fast-math"]))

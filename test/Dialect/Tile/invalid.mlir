@@ -993,6 +993,14 @@ func.func @tensor_map_param(%A: memref<64x64xf16>) {
 
 // -----
 
+func.func @layout_conversion_not_a_loop(%A: memref<64x64xf16>) {
+  // expected-error@+1 {{'tile.layout_conversion' is a string attribute of a tile.parallel loop}}
+  %v = memref.cast %A {tile.layout_conversion = "why"} : memref<64x64xf16> to memref<64x64xf16>
+  return
+}
+
+// -----
+
 func.func @filled_ahead_not_a_stage(%A: memref<64x64xf16>) {
   // expected-error@+1 {{'tile.filled_ahead' is a unit attribute of a memref.subview (a pipeline stage)}}
   %v = memref.cast %A {tile.filled_ahead} : memref<64x64xf16> to memref<64x64xf16>

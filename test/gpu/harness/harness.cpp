@@ -719,6 +719,146 @@ static bool run(Context &ctx) {
   return ok && bad == 0;
 }
 
+#elif defined(TEST_LAYOUT_TRANSPOSE)
+// B = A^T, each block reading its fragment tile transposed (through shared
+// memory, as layout inference converts it).
+static bool run(Context &ctx) {
+  const int m = TEST_M, n = TEST_N;
+  std::vector<float> a = ctx.uniform(size_t(m) * n);
+  Buffer A(size_t(m) * n, 4), B(size_t(m) * n, 4);
+  A.upload(a.data());
+  B.poison();
+  CHECK(LAUNCH(transpose_fragment, A.ptr, B.ptr));
+  SYNC();
+  std::vector<float> b(size_t(m) * n);
+  B.download(b.data());
+  std::vector<double> want(size_t(m) * n);
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j)
+      want[size_t(j) * m + i] = a[size_t(i) * n + j];
+  return compare(TEST_NAME, widen(b), want, 0.0, 0.0, ctx.seed);
+}
+
+#elif defined(TEST_ONLINE_SOFTMAX)
+// Y = softmax(X) along rows, from a running maximum and sum over column
+// tiles; against float64 on the CPU.
+static bool run(Context &ctx) {
+  const int m = TEST_M, n = TEST_N;
+  std::vector<float> x = ctx.uniform(size_t(m) * n, -8, 8);
+  Buffer X(size_t(m) * n, 4), Y(size_t(m) * n, 4);
+  X.upload(x.data());
+  Y.poison();
+  CHECK(LAUNCH(online_softmax, X.ptr, Y.ptr));
+  SYNC();
+  std::vector<float> y(size_t(m) * n);
+  Y.download(y.data());
+  std::vector<double> want(size_t(m) * n);
+  for (int r = 0; r < m; ++r) {
+    const float *row = &x[size_t(r) * n];
+    double max = *std::max_element(row, row + n), sum = 0;
+    for (int c = 0; c < n; ++c)
+      sum += std::exp(double(row[c]) - max);
+    for (int c = 0; c < n; ++c)
+      want[size_t(r) * n + c] = std::exp(double(row[c]) - max) / sum;
+  }
+  return compare(TEST_NAME, widen(y), want, 1e-6, 1e-4, ctx.seed);
+}
+
+#elif defined(TEST_INT4_GEMV)
+// y = W x, W of int4 values packed two to a byte (the even column in the
+// low nibble), sign-extended; against float64 on the CPU.
+static bool run(Context &ctx) {
+  const int n = TEST_N, k = TEST_K;
+  std::vector<int8_t> w(size_t(n) * k / 2);
+  std::uniform_int_distribution<int> byte(-128, 127);
+  for (int8_t &v : w)
+    v = int8_t(byte(ctx.rng));
+  std::vector<float> x = ctx.uniform(k);
+  Buffer W(w.size(), 1), X(k, 4), Y(n, 4);
+  W.upload(w.data());
+  X.upload(x.data());
+  Y.poison();
+  CHECK(LAUNCH(int4_gemv, W.ptr, X.ptr, Y.ptr));
+  SYNC();
+  std::vector<float> y(n);
+  Y.download(y.data());
+  std::vector<double> want(n, 0.0);
+  for (int r = 0; r < n; ++r)
+    for (int c = 0; c < k; ++c) {
+      int8_t packed = w[size_t(r) * (k / 2) + c / 2];
+      int value = c % 2 == 0 ? int8_t(packed << 4) >> 4 : packed >> 4;
+      want[r] += value * double(x[c]);
+    }
+  return compare(TEST_NAME, widen(y), want, 1e-4, 1e-5, ctx.seed);
+}
+
+#elif defined(TEST_TOPK)
+// The TOPK_K largest values of each row of P, in descending order, and
+// their columns.
+static bool run(Context &ctx) {
+  const int m = TEST_M, e = TOPK_E, k = TOPK_K;
+  std::vector<float> p = ctx.uniform(size_t(m) * e);
+  Buffer P(p.size(), 4), V(size_t(m) * k, 4), I(size_t(m) * k, 4);
+  P.upload(p.data());
+  V.poison();
+  I.poison();
+  CHECK(LAUNCH(topk_rows, P.ptr, V.ptr, I.ptr));
+  SYNC();
+  std::vector<float> v(size_t(m) * k);
+  std::vector<int32_t> idx(size_t(m) * k);
+  V.download(v.data());
+  I.download(idx.data());
+  std::vector<double> got, want;
+  for (int r = 0; r < m; ++r) {
+    std::vector<int> order(e);
+    for (int c = 0; c < e; ++c)
+      order[c] = c;
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+      return p[size_t(r) * e + a] > p[size_t(r) * e + b];
+    });
+    for (int j = 0; j < k; ++j) {
+      got.push_back(v[size_t(r) * k + j]);
+      want.push_back(p[size_t(r) * e + order[j]]);
+      got.push_back(idx[size_t(r) * k + j]);
+      want.push_back(order[j]);
+    }
+  }
+  return compare(TEST_NAME, got, want, 0.0, 0.0, ctx.seed);
+}
+
+#elif defined(TEST_BLOCK_ABSMAX)
+// S = max |X| over each 64x64 block (the maximum of the rows' maxima) and
+// Y = X / S of its block.
+static bool run(Context &ctx) {
+  const int m = TEST_M, n = TEST_N, block = 64;
+  const int blocksM = (m + block - 1) / block,
+            blocksN = (n + block - 1) / block;
+  std::vector<float> x = ctx.uniform(size_t(m) * n);
+  Buffer X(x.size(), 4), Y(x.size(), 4), S(size_t(blocksM) * blocksN, 4);
+  X.upload(x.data());
+  Y.poison();
+  S.poison();
+  CHECK(LAUNCH(block_absmax, X.ptr, Y.ptr, S.ptr));
+  SYNC();
+  std::vector<float> y(x.size()), s(size_t(blocksM) * blocksN);
+  Y.download(y.data());
+  S.download(s.data());
+  std::vector<double> amax(s.size(), 0.0);
+  for (int r = 0; r < m; ++r)
+    for (int c = 0; c < n; ++c) {
+      double &a = amax[size_t(r / block) * blocksN + c / block];
+      a = std::max(a, std::fabs(double(x[size_t(r) * n + c])));
+    }
+  std::vector<double> got = widen(y), want(x.size());
+  for (int r = 0; r < m; ++r)
+    for (int c = 0; c < n; ++c)
+      want[size_t(r) * n + c] =
+          x[size_t(r) * n + c] / amax[size_t(r / block) * blocksN + c / block];
+  got.insert(got.end(), s.begin(), s.end());
+  want.insert(want.end(), amax.begin(), amax.end());
+  return compare(TEST_NAME, got, want, 1e-6, 1e-6, ctx.seed);
+}
+
 #else
 #error "compile with one TEST_<KIND> macro"
 #endif

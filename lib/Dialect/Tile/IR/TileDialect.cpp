@@ -66,6 +66,12 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
                                 "a memref.subview (a pipeline stage)";
     return success();
   }
+  if (attr.getName() == "tile.layout_conversion") {
+    if (!isa<StringAttr>(attr.getValue()) || !isa<ParallelOp>(op))
+      return op->emitError() << "'tile.layout_conversion' is a string "
+                                "attribute of a tile.parallel loop";
+    return success();
+  }
   if (attr.getName() != "tile.arg_names")
     return op->emitError() << "unknown tile attribute '"
                            << attr.getName().getValue() << "' on an operation";

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FragmentSlots.h"
 #include "VectorizeRun.h"
 #include "tilec/Analysis/FragmentLayouts.h"
 #include "tilec/Dialect/Tile/IR/TileOps.h"
@@ -21,7 +22,6 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
-#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -38,68 +38,6 @@ using namespace tilec;
 using namespace tilec::tile;
 
 namespace {
-
-/// Evaluates an index computation at integer values of some of the values
-/// it depends on. Fails on anything but integer arithmetic.
-class IndexEvaluator {
-public:
-  explicit IndexEvaluator(const DenseMap<Value, int64_t> &env) : env(env) {}
-
-  std::optional<int64_t> eval(Value value) {
-    auto it = env.find(value);
-    if (it != env.end())
-      return it->second;
-    APInt constant;
-    if (matchPattern(value, m_ConstantInt(&constant)))
-      return constant.getSExtValue();
-    Operation *op = value.getDefiningOp();
-    if (!op)
-      return std::nullopt;
-    if (isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp,
-            arith::ExtUIOp, arith::TruncIOp>(op))
-      return eval(op->getOperand(0));
-    if (op->getNumOperands() != 2)
-      return std::nullopt;
-    std::optional<int64_t> a = eval(op->getOperand(0));
-    std::optional<int64_t> b = eval(op->getOperand(1));
-    if (!a || !b)
-      return std::nullopt;
-    return TypeSwitch<Operation *, std::optional<int64_t>>(op)
-        .Case([&](arith::AddIOp) { return *a + *b; })
-        .Case([&](arith::SubIOp) { return *a - *b; })
-        .Case([&](arith::MulIOp) { return *a * *b; })
-        .Case<arith::DivUIOp, arith::DivSIOp>(
-            [&](auto) -> std::optional<int64_t> {
-              if (*b == 0)
-                return std::nullopt;
-              return *a / *b;
-            })
-        .Case<arith::RemUIOp, arith::RemSIOp>(
-            [&](auto) -> std::optional<int64_t> {
-              if (*b == 0)
-                return std::nullopt;
-              return *a % *b;
-            })
-        .Case([&](arith::FloorDivSIOp) -> std::optional<int64_t> {
-          if (*b == 0)
-            return std::nullopt;
-          return llvm::divideFloorSigned(*a, *b);
-        })
-        .Case([&](arith::CeilDivSIOp) -> std::optional<int64_t> {
-          if (*b == 0)
-            return std::nullopt;
-          return llvm::divideCeilSigned(*a, *b);
-        })
-        .Case<arith::MinSIOp, arith::MinUIOp>(
-            [&](auto) { return std::min(*a, *b); })
-        .Case<arith::MaxSIOp, arith::MaxUIOp>(
-            [&](auto) { return std::max(*a, *b); })
-        .Default([](Operation *) { return std::nullopt; });
-  }
-
-private:
-  const DenseMap<Value, int64_t> &env;
-};
 
 /// An element access to a fragment.
 struct FragmentAccess {
@@ -121,7 +59,8 @@ std::optional<FragmentAccess> asFragmentAccess(Operation *op) {
 class KernelDistributor {
 public:
   KernelDistributor(KernelOp kernel, TargetAttr target)
-      : kernel(kernel), threads(kernel.getNumThreads()), target(target) {}
+      : kernel(kernel), threads(kernel.getNumThreads()), target(target),
+        slotFinder(threads) {}
 
   LogicalResult run();
 
@@ -137,12 +76,6 @@ private:
   FailureOr<int64_t> slotOf(const FragmentAccess &access,
                             const DenseMap<Value, int64_t> &env,
                             int64_t thread);
-  /// The slot at which `thread` holds the element of `layout` at row-major
-  /// position `element`, if it holds it. Looked up in a table of the
-  /// layout's inverse, built once: searching the replicas of every element
-  /// for every thread would take time quadratic in the block's threads.
-  std::optional<int64_t> findSlot(FragmentLayoutAttr layout,
-                                  ArrayRef<int64_t> index, int64_t thread);
   /// The per-thread index values that `inverse` gives for constant `slot`.
   SmallVector<Value> emitInverse(OpBuilder &b, Location loc, AffineMap inverse,
                                  int64_t slot, unsigned count);
@@ -169,9 +102,7 @@ private:
   TargetAttr target;
   Value tid;
   DenseMap<Value, Value> registers;
-  /// For each layout with an inverse: (thread, row-major element) -> slot.
-  DenseMap<Attribute, DenseMap<std::pair<int64_t, int64_t>, int64_t>>
-      slotTables;
+  SlotFinder slotFinder;
 };
 
 FailureOr<int64_t>
@@ -193,7 +124,7 @@ KernelDistributor::slotOf(const FragmentAccess &access,
                 "T.Parallel loop variables and constants";
     index.push_back(*i);
   }
-  if (std::optional<int64_t> slot = findSlot(layout, index, thread))
+  if (std::optional<int64_t> slot = slotFinder.find(layout, index, thread))
     return *slot;
   InFlightDiagnostic diag = access.op->emitError()
                             << "thread " << thread
@@ -206,50 +137,6 @@ KernelDistributor::slotOf(const FragmentAccess &access,
                        "holds; to rearrange elements between threads, go "
                        "through shared memory (T.alloc_shared and T.copy)";
   return diag;
-}
-
-/// The row-major position of `index` in `shape`, or -1 outside it.
-static int64_t linearize(ArrayRef<int64_t> index, ArrayRef<int64_t> shape) {
-  int64_t position = 0;
-  for (auto [i, extent] : llvm::zip(index, shape)) {
-    if (i < 0 || i >= extent)
-      return -1;
-    position = position * extent + i;
-  }
-  return position;
-}
-
-std::optional<int64_t> KernelDistributor::findSlot(FragmentLayoutAttr layout,
-                                                   ArrayRef<int64_t> index,
-                                                   int64_t thread) {
-  if (!layout.getInverse()) {
-    for (int64_t replica = 0; replica < layout.getReplicate(); ++replica) {
-      std::optional<std::pair<int64_t, int64_t>> place =
-          layout.apply(index, replica);
-      if (place && place->first == thread)
-        return place->second;
-    }
-    return std::nullopt;
-  }
-  ArrayRef<int64_t> shape = layout.getShape();
-  auto [it, inserted] = slotTables.try_emplace(layout);
-  DenseMap<std::pair<int64_t, int64_t>, int64_t> &table = it->second;
-  if (inserted) {
-    for (int64_t t = 0; t < threads; ++t)
-      for (int64_t slot = 0; slot < layout.getSlots(); ++slot)
-        if (std::optional<SmallVector<int64_t>> held =
-                layout.applyInverse(t, slot))
-          table.try_emplace(
-              {t, linearize(ArrayRef(*held).take_front(shape.size()), shape)},
-              slot);
-  }
-  int64_t element = linearize(index, shape);
-  if (element < 0)
-    return std::nullopt;
-  auto found = table.find({thread, element});
-  if (found == table.end())
-    return std::nullopt;
-  return found->second;
 }
 
 SmallVector<Value> KernelDistributor::emitInverse(OpBuilder &b, Location loc,
@@ -536,7 +423,7 @@ LogicalResult KernelDistributor::distributeReduce(ReduceOp reduce) {
   DenseMap<int64_t, RowPlaces> rowPlaces;
   ArrayRef<int64_t> rowShape = srcType.getShape().drop_back();
   auto placesOf = [&](ArrayRef<int64_t> row) -> const RowPlaces * {
-    auto [it, inserted] = rowPlaces.try_emplace(linearize(row, rowShape));
+    auto [it, inserted] = rowPlaces.try_emplace(linearizeIndex(row, rowShape));
     if (!inserted)
       return &it->second;
     for (int64_t k = 0; k < extent; ++k) {

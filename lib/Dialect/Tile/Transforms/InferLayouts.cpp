@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FragmentSlots.h"
 #include "tilec/Analysis/FragmentLayouts.h"
 #include "tilec/Dialect/Tile/IR/TileOps.h"
 #include "tilec/Dialect/Tile/Transforms/Passes.h"
@@ -74,13 +75,29 @@ bool writesLocalBuffer(ParallelOp loop) {
   return result.wasInterrupted();
 }
 
+/// A conflict between the layouts two uses of a fragment need, which a
+/// copy through shared memory resolves: `user`, a tile.parallel loop, a
+/// tile.reduce or a read outside the loops, gets the fragment's elements
+/// from shared memory instead.
+struct Conversion {
+  Operation *user;
+  AllocFragmentOp fragment;
+  std::string reason;
+};
+
 class LayoutSolver {
 public:
   LayoutSolver(KernelOp kernel, int64_t maxVectorBytes, TargetAttr target)
       : kernel(kernel), threads(kernel.getNumThreads()),
-        maxVectorBytes(maxVectorBytes), target(target) {}
+        maxVectorBytes(maxVectorBytes), target(target), slotFinder(threads) {}
 
+  /// Lays out the kernel. Fails with a diagnostic, or without one when the
+  /// layouts conflict in a way `takeConversion` says how to resolve.
   LogicalResult run();
+
+  std::optional<Conversion> takeConversion() {
+    return std::exchange(conversion, std::nullopt);
+  }
 
 private:
   struct Assignment {
@@ -92,6 +109,27 @@ private:
   LogicalResult require(AllocFragmentOp alloc, FragmentLayoutAttr layout,
                         Operation *from, bool &changed);
   LogicalResult propagate(bool &changed);
+  /// The next loop without a layout to give the grid layout: the one of
+  /// highest rank and then most iterations, so that the 1-D loops over row
+  /// statistics follow the 2-D loops over the rows instead of fixing a
+  /// layout the reductions that write them cannot give. Loops that convert
+  /// layouts go last, as their fragments' layouts come from elsewhere.
+  ParallelOp nextFreeLoop();
+  /// Records a conversion of `alloc` for the use of it at `from`, when
+  /// that use can take it from shared memory.
+  bool recordConversion(AllocFragmentOp alloc, Operation *from,
+                        const Twine &reason);
+  /// Records a conversion for the first read of a fragment by code outside
+  /// the loops, which every thread runs, and fails.
+  LogicalResult convertScalarReads();
+  /// Records a conversion for the first fragment access of a loop that its
+  /// thread does not hold in the layouts found, and fails.
+  LogicalResult checkAccessesReach();
+  /// Why `access` in `loop`, run in `layout`, cannot reach a fragment laid
+  /// out as `held` from registers, or null when it can.
+  const char *whyOutOfReach(ParallelOp loop, FragmentLayoutAttr layout,
+                            const FragmentAccess &access,
+                            FragmentLayoutAttr held);
   FragmentLayoutAttr defaultLayout(ArrayRef<int64_t> shape,
                                    unsigned elementBytes);
   FragmentLayoutAttr defaultLoopLayout(ParallelOp loop);
@@ -119,7 +157,26 @@ private:
   DenseMap<Operation *, FragmentLayoutAttr> loops;
   SmallVector<ParallelOp> loopOrder;
   SmallVector<ReduceOp> reduces;
+  SlotFinder slotFinder;
+  std::optional<Conversion> conversion;
 };
+
+bool isConversionLoop(ParallelOp loop) {
+  return loop->hasAttr(kLayoutConversionAttrName);
+}
+
+bool LayoutSolver::recordConversion(AllocFragmentOp alloc, Operation *from,
+                                    const Twine &reason) {
+  Operation *user = from;
+  if (!isa<ReduceOp>(from))
+    user = from->getParentOfType<ParallelOp>();
+  if (!user)
+    return false;
+  if (auto loop = dyn_cast<ParallelOp>(user); loop && isConversionLoop(loop))
+    return false;
+  conversion = Conversion{user, alloc, reason.str()};
+  return true;
+}
 
 LogicalResult LayoutSolver::require(AllocFragmentOp alloc,
                                     FragmentLayoutAttr layout, Operation *from,
@@ -132,6 +189,9 @@ LogicalResult LayoutSolver::require(AllocFragmentOp alloc,
   }
   if (areEquivalentLayouts(it->second.layout, layout))
     return success();
+  if (recordConversion(alloc, from,
+                       "another use fixed its layout in another way"))
+    return failure();
   InFlightDiagnostic diag = from->emitError()
                             << describeFragment(alloc)
                             << " is distributed over the threads in two ways "
@@ -200,6 +260,9 @@ LogicalResult LayoutSolver::propagate(bool &changed) {
     if (it == fragments.end())
       continue;
     FailureOr<FragmentLayoutAttr> rows = dropLastDimension(it->second.layout);
+    if (failed(rows) &&
+        recordConversion(src, reduce, "its layout cannot be split into rows"))
+      return failure();
     if (failed(rows))
       return reduce.emitError()
              << "the layout of the reduced fragment cannot be split into "
@@ -408,13 +471,12 @@ LogicalResult LayoutSolver::run() {
       return failure();
     if (changed)
       continue;
-    // Nothing constrains what is left: the first free loop takes the grid
-    // layout, and propagation resumes from it.
-    auto free = llvm::find_if(
-        loopOrder, [&](ParallelOp loop) { return !loops.count(loop); });
-    if (free == loopOrder.end())
+    // Nothing constrains what is left: a free loop takes the grid layout,
+    // and propagation resumes from it.
+    ParallelOp free = nextFreeLoop();
+    if (!free)
       break;
-    loops[*free] = defaultLoopLayout(*free);
+    loops[free] = defaultLoopLayout(free);
   }
 
   // Fragments no loop or reduction reaches keep the grid layout.
@@ -428,12 +490,103 @@ LogicalResult LayoutSolver::run() {
                                         alloc.getLoc()}});
   });
 
-  if (failed(checkThreadShares()) || failed(checkRegisterFootprint()))
+  if (failed(convertScalarReads()) || failed(checkAccessesReach()) ||
+      failed(checkThreadShares()) || failed(checkRegisterFootprint()))
     return failure();
   for (auto [op, assignment] : fragments)
     cast<AllocFragmentOp>(op).setLayoutAttr(assignment.layout);
   for (ParallelOp loop : loopOrder)
     loop.setLayoutAttr(loops[loop]);
+  return success();
+}
+
+ParallelOp LayoutSolver::nextFreeLoop() {
+  ParallelOp best;
+  auto key = [](ParallelOp loop) {
+    ArrayRef<int64_t> extents = loop.getExtents();
+    int64_t iterations = 1;
+    for (int64_t extent : extents)
+      iterations *= extent;
+    return std::make_tuple(!isConversionLoop(loop), extents.size(), iterations);
+  };
+  for (ParallelOp loop : loopOrder)
+    if (!loops.count(loop) && (!best || key(loop) > key(best)))
+      best = loop;
+  return best;
+}
+
+LogicalResult LayoutSolver::convertScalarReads() {
+  WalkResult result = kernel.walk([&](memref::LoadOp load) {
+    AllocFragmentOp alloc = getFragment(load.getMemRef());
+    if (!alloc || load->getParentOfType<ParallelOp>())
+      return WalkResult::advance();
+    conversion = Conversion{load, alloc,
+                            "code outside the T.Parallel loops, which every "
+                            "thread runs, reads it"};
+    return WalkResult::interrupt();
+  });
+  return failure(result.wasInterrupted());
+}
+
+const char *LayoutSolver::whyOutOfReach(ParallelOp loop,
+                                        FragmentLayoutAttr layout,
+                                        const FragmentAccess &access,
+                                        FragmentLayoutAttr held) {
+  ValueRange ivs = loop.getInductionVars();
+  for (int64_t slot = 0; slot < layout.getSlots(); ++slot) {
+    // Registers are named at compile time: in one step of the loop, every
+    // thread must find its element at the same slot.
+    std::optional<int64_t> stepSlot;
+    for (int64_t t = 0; t < threads; ++t) {
+      std::optional<SmallVector<int64_t>> index = layout.applyInverse(t, slot);
+      if (!index)
+        continue;
+      DenseMap<Value, int64_t> env;
+      for (auto [iv, value] : llvm::zip(ivs, *index))
+        env[iv] = value;
+      IndexEvaluator evaluator(env);
+      SmallVector<int64_t> element;
+      for (Value value : access.indices) {
+        std::optional<int64_t> i = evaluator.eval(value);
+        if (!i)
+          return "the loop indexes it with a value that is not computed from "
+                 "its variables and constants";
+        element.push_back(*i);
+      }
+      std::optional<int64_t> found = slotFinder.find(held, element, t);
+      if (!found)
+        return "the loop reads or writes elements its layout gives to other "
+               "threads";
+      if (stepSlot && *stepSlot != *found)
+        return "the threads hold the elements one step of the loop reads or "
+               "writes at different registers";
+      stepSlot = found;
+    }
+  }
+  return nullptr;
+}
+
+LogicalResult LayoutSolver::checkAccessesReach() {
+  for (ParallelOp loop : loopOrder) {
+    FragmentLayoutAttr layout = loops[loop];
+    if (!layout.getInverse())
+      continue;
+    SmallVector<FragmentAccess> accesses;
+    collectAccesses(loop, accesses);
+    ValueRange ivs = loop.getInductionVars();
+    for (const FragmentAccess &access : accesses) {
+      AllocFragmentOp alloc = getFragment(access.buffer);
+      auto assignment = fragments.find(alloc);
+      // Accesses by the loop's own variables hold by construction.
+      if (assignment == fragments.end() ||
+          indexesLeading(access.indices, ivs, ivs.size()))
+        continue;
+      const char *reason =
+          whyOutOfReach(loop, layout, access, assignment->second.layout);
+      if (reason && recordConversion(alloc, access.op, reason))
+        return failure();
+    }
+  }
   return success();
 }
 
@@ -503,14 +656,123 @@ LogicalResult LayoutSolver::checkRegisterFootprint() {
   return success();
 }
 
+/// A buffer in `scope` of `fragment`'s shape and element type, allocated
+/// at the start of `kernel` and named after the fragment.
+Value allocateLike(KernelOp kernel, AllocFragmentOp fragment, MemoryScope scope,
+                   StringRef suffix) {
+  MLIRContext *context = kernel.getContext();
+  auto type = cast<MemRefType>(fragment.getType());
+  auto newType = MemRefType::get(type.getShape(), type.getElementType(),
+                                 MemRefLayoutAttrInterface(),
+                                 MemoryScopeAttr::get(context, scope));
+  Location loc = fragment.getLoc();
+  if (auto name = dyn_cast<NameLoc>(loc))
+    loc = NameLoc::get(
+        StringAttr::get(context, name.getName().strref() + " (" + suffix + ")"),
+        name.getChildLoc());
+  OpBuilder b = OpBuilder::atBlockBegin(&kernel.getBody().front());
+  if (scope == MemoryScope::Shared)
+    return AllocSharedOp::create(b, loc, TypeRange{newType}, ValueRange{},
+                                 ArrayRef<NamedAttribute>{});
+  return AllocFragmentOp::create(b, loc, TypeRange{newType}, ValueRange{},
+                                 ArrayRef<NamedAttribute>{});
+}
+
+/// At `b`'s insertion point, the loop `dst[...] = src[...]` over the whole
+/// of both, marked as a layout conversion for `reason`.
+void emitCopyLoop(OpBuilder &b, Location loc, Value dst, Value src,
+                  StringRef reason) {
+  auto loop =
+      ParallelOp::create(b, loc, cast<MemRefType>(src.getType()).getShape());
+  loop->setAttr(kLayoutConversionAttrName, b.getStringAttr(reason));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&loop.getBody().front());
+  ValueRange ivs = loop.getInductionVars();
+  Value value = memref::LoadOp::create(b, loc, src, ivs);
+  memref::StoreOp::create(b, loc, value, dst, ivs);
+}
+
+/// Gives `conversion.user` the fragment's elements through shared memory.
+/// A loop, or a read outside the loops, reads and writes a shared copy in
+/// place of the fragment, which lets any thread reach any element; a
+/// reduction gets a fragment of its own, laid out as it needs, copied from
+/// and to the original through the shared copy.
+void applyConversion(KernelOp kernel, const Conversion &conversion) {
+  AllocFragmentOp fragment = conversion.fragment;
+  Value original = fragment.getResult();
+  Operation *user = conversion.user;
+  Location loc = user->getLoc();
+  StringRef reason = conversion.reason;
+  Value shared =
+      allocateLike(kernel, fragment, MemoryScope::Shared, "shared copy");
+  OpBuilder before(user);
+  OpBuilder after(user->getContext());
+  after.setInsertionPointAfter(user);
+
+  if (auto loop = dyn_cast<ParallelOp>(user)) {
+    emitCopyLoop(before, loc, shared, original, reason);
+    bool writes = false;
+    loop.getBody().walk([&](Operation *op) {
+      if (auto load = dyn_cast<memref::LoadOp>(op);
+          load && load.getMemRef() == original)
+        load.getMemrefMutable().assign(shared);
+      if (auto store = dyn_cast<memref::StoreOp>(op);
+          store && store.getMemRef() == original) {
+        store.getMemrefMutable().assign(shared);
+        writes = true;
+      }
+    });
+    if (writes)
+      emitCopyLoop(after, loc, original, shared, reason);
+    return;
+  }
+
+  if (auto load = dyn_cast<memref::LoadOp>(user)) {
+    emitCopyLoop(before, loc, shared, original, reason);
+    load.getMemrefMutable().assign(shared);
+    return;
+  }
+
+  auto reduce = cast<ReduceOp>(user);
+  Value converted =
+      allocateLike(kernel, fragment, MemoryScope::Fragment, "converted");
+  bool isSource = reduce.getSource() == original;
+  if (isSource || !reduce.getClear()) {
+    emitCopyLoop(before, loc, shared, original, reason);
+    emitCopyLoop(before, loc, converted, shared, reason);
+  }
+  if (isSource) {
+    reduce.getSourceMutable().assign(converted);
+    return;
+  }
+  reduce.getDestMutable().assign(converted);
+  emitCopyLoop(after, loc, shared, converted, reason);
+  emitCopyLoop(after, loc, original, shared, reason);
+}
+
 struct InferLayoutsPass
     : public tilec::tile::impl::TileInferLayoutsBase<InferLayoutsPass> {
   using TileInferLayoutsBase::TileInferLayoutsBase;
 
+  /// Lays out `kernel`, converting fragments through shared memory where
+  /// their uses need different layouts. Each conversion takes one use of a
+  /// fragment off it, so the number of fragment uses bounds the rounds.
+  LogicalResult layOut(KernelOp kernel, TargetAttr target) {
+    while (true) {
+      LayoutSolver solver(kernel, maxVectorBytes, target);
+      if (succeeded(solver.run()))
+        return success();
+      std::optional<Conversion> conversion = solver.takeConversion();
+      if (!conversion)
+        return failure();
+      applyConversion(kernel, *conversion);
+    }
+  }
+
   void runOnOperation() override {
     TargetAttr target = TargetAttr::lookup(getOperation());
     WalkResult result = getOperation().walk([&](KernelOp kernel) {
-      if (failed(LayoutSolver(kernel, maxVectorBytes, target).run()))
+      if (failed(layOut(kernel, target)))
         return WalkResult::interrupt();
       return WalkResult::advance();
     });

@@ -39,7 +39,10 @@ def Tile_Dialect : Dialect {
     dimensions) gives, for each dimension, the index of the `index`
     argument that holds its extent, or -1 where the extent is static.
     After outlining, a kernel's `gpu.func` carries
-    `tile.shared_memory_bytes`, the dynamic shared memory it needs.
+    `tile.shared_memory_bytes`, the dynamic shared memory it needs. Layout
+    inference marks the `tile.parallel` loops it inserts to move a fragment
+    through shared memory with `tile.layout_conversion`, the reason for the
+    conversion.
   }];
 
   let dependentDialects = [

@@ -155,9 +155,22 @@ def TileInferLayouts : Pass<"tile-infer-layouts", "mlir::func::FuncOp"> {
     fragment read as `b[i]` in a loop over `(i, j)`, or written by a
     reduction over the last dimension, takes the loop's layout without its
     last dimension, held by every thread of the row. What remains gets the
-    grid layout: coalesced, 16-byte runs per thread. Two layouts required of
-    one fragment are reported as a conflict naming the buffer and both
-    lines.
+    grid layout: coalesced, 16-byte runs per thread, given first to the free
+    loops of highest rank, so that the 1-D loops over row statistics follow
+    the loops over the rows.
+
+    Where the uses of a fragment need layouts that do not match, the
+    fragment goes through shared memory instead of failing: a loop that
+    needs another layout, or reads or writes elements its threads do not
+    hold (a transposed index, `w[n, k // 2]`, a serial loop's variable), and
+    code outside the loops that reads a fragment, access a shared copy of
+    it, stored from the fragment before and loaded back after where they
+    write; a reduction whose operand has another layout, or one that cannot
+    be split into rows, works on a fragment of its own, converted through a
+    shared copy. The loops so inserted carry `tile.layout_conversion` with
+    the reason, and `--emit=layouts` lists them. Layouts that conflict
+    between annotations or gemms are reported as a conflict naming the
+    buffer and both lines.
 
     On targets with `mma_sync`, a `tile.gemm` whose types tensor cores take (f16 or
     bf16 operands) seeds its accumulator with the mma.sync accumulator

@@ -160,6 +160,11 @@ matchSwizzledTileIndices(mlir::Value row, mlir::Value column, int64_t cols);
 /// named it, "a fragment" otherwise.
 std::string describeFragment(mlir::Value fragment);
 
+/// The string attribute that marks the tile.parallel loops layout inference
+/// inserts to move a fragment through shared memory, with the reason.
+inline constexpr llvm::StringLiteral kLayoutConversionAttrName =
+    "tile.layout_conversion";
+
 } // namespace tilec::tile
 
 #endif // TILEC_DIALECT_TILE_TRANSFORMS_UTILS_H
