@@ -163,6 +163,38 @@ func.func @block_max(%out: memref<1xf32>) {
 
 // -----
 
+// Two reductions across the warps exchange their partials in one scratch
+// buffer: each one's use of it lies between barriers of its own.
+// CHECK-LABEL: func.func @two_block_reductions
+// CHECK: %[[SCRATCH:.*]] = tile.alloc_shared : memref<128xf32, #tile.shared>
+// CHECK-NOT: tile.alloc_shared
+// CHECK: memref.store %{{.*}}, %[[SCRATCH]]
+// CHECK: memref.load %[[SCRATCH]]
+// CHECK: gpu.barrier
+// CHECK: gpu.barrier
+// CHECK: memref.store %{{.*}}, %[[SCRATCH]]
+#wide = #tile.fragment_layout<[1, 512], threads = 128, slots = 4, (d0, d1) -> (d0 * 128 + (d1 floordiv 4) mod 128, (d0 + (d1 floordiv 4) floordiv 128) * 4 + d1 mod 4), inverse = (d0, d1) -> (d1 floordiv 4 + d0 floordiv 128, (d0 mod 128) * 4 + d1 mod 4)>
+#one = #tile.fragment_layout<[1], threads = 128, slots = 1, replicate = 128, (d0, d1) -> (d0 * 128 + d1, d0), inverse = (d0, d1) -> (d1 + d0 floordiv 128, d0 mod 128)>
+func.func @two_block_reductions(%out: memref<2xf32>) {
+  %c1 = arith.constant 1 : index
+  tile.kernel blocks(%bx) in (%c1) threads(128) {
+    %f = tile.alloc_fragment {layout = #wide} : memref<1x512xf32, #tile.fragment>
+    %m = tile.alloc_fragment {layout = #one} : memref<1xf32, #tile.fragment>
+    %s = tile.alloc_fragment {layout = #one} : memref<1xf32, #tile.fragment>
+    tile.reduce max %f -> %m dim(1) : memref<1x512xf32, #tile.fragment>, memref<1xf32, #tile.fragment>
+    tile.reduce sum %f -> %s dim(1) : memref<1x512xf32, #tile.fragment>, memref<1xf32, #tile.fragment>
+    tile.parallel (%i) in (1) layout #one {
+      %v = memref.load %m[%i] : memref<1xf32, #tile.fragment>
+      %w = memref.load %s[%i] : memref<1xf32, #tile.fragment>
+      %x = arith.addf %v, %w : f32
+      memref.store %x, %out[%i] : memref<2xf32>
+    }
+  }
+  return
+}
+
+// -----
+
 // The same row on a wave64 target: lanes 32 away are in the same wave and
 // combine by shuffle; only the 2 waves meet in shared memory.
 // CHECK-LABEL: func.func @wave_max

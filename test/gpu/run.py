@@ -350,6 +350,15 @@ def configs():
     out.append(("block_absmax_100x130", layouts, {"M": 100, "N": 130},
                 "BLOCK_ABSMAX", {"M": 100, "N": 130},
                 ["--kernel", "block_absmax"]))
+    # MLA decode at DeepSeek's latent size, whose shared buffers fit sm_90a
+    # only as the output tile reuses the bytes of Q's.
+    mla = {"batch": 2, "heads": 64, "seqlen_kv": 256, "dim": 512,
+           "pe_dim": 64, "block_N": 64}
+    out.append(("mla_decode_512", os.path.join(ROOT, "test", "Corpus",
+                                                "mla_decode.tile"),
+                mla, "MLA_DECODE",
+                {f"MLA_{k.upper()}": v for k, v in mla.items()
+                 if k != "block_N"}))
     out.append(("control", kernel("control"), {}, "CONTROL", {}))
     out.append(("control_fast_math", kernel("control"), {}, "CONTROL", {},
                 ["--fast-math"]))

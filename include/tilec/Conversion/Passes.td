@@ -25,7 +25,11 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "mlir::ModuleOp"> {
     Block indices become `gpu.block_id`, remapped in panels when the kernel
     has a `tile.use_swizzle`. Shared buffers are carved out of the dynamic
     shared memory at 128-byte aligned offsets (the total is the gpu.func's
-    `tile.shared_memory_bytes`). Buffers on each thread's stack (local
+    `tile.shared_memory_bytes`); buffers whose uses do not overlap in the
+    kernel's top-level statements share bytes where a block barrier lies
+    between the last use of one and the first use of the other, and, where
+    the kernel would not fit the target's shared memory otherwise, also
+    where none does, inserting one. Buffers on each thread's stack (local
     buffers, variables, the registers of fragments) are allocated once, at
     the kernel's start, in the private address space: an alloca elsewhere
     is a dynamic one to LLVM, and AMDGPU selects allocas only in its private

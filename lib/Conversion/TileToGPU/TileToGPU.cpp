@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "SharedMemoryPlan.h"
 #include "tilec/Conversion/Passes.h"
 #include "tilec/Dialect/Tile/IR/TileOps.h"
 
@@ -229,7 +230,10 @@ FailureOr<Value> KernelOutliner::import(Value value, OpBuilder &b) {
 LogicalResult KernelOutliner::planSharedMemory(gpu::GPUFuncOp gpuFunc) {
   SmallVector<AllocSharedOp> allocs;
   gpuFunc.walk([&](AllocSharedOp alloc) { allocs.push_back(alloc); });
-  int64_t offset = 0;
+  SmallVector<int64_t> offsets;
+  TargetAttr target = TargetAttr::lookup(gpuFunc);
+  int64_t total = planSharedOffsets(
+      gpuFunc, allocs, target ? target.getSharedMemory() : 0, offsets);
   MLIRContext *context = gpuFunc.getContext();
   if (!allocs.empty()) {
     OpBuilder b = OpBuilder::atBlockBegin(&gpuFunc.getBody().front());
@@ -238,10 +242,8 @@ LogicalResult KernelOutliner::planSharedMemory(gpu::GPUFuncOp gpuFunc) {
         addressSpace(context, gpu::AddressSpace::Workgroup));
     Value pool =
         gpu::DynamicSharedMemoryOp::create(b, gpuFunc.getLoc(), bytesType);
-    for (AllocSharedOp alloc : allocs) {
+    for (auto [alloc, offset] : llvm::zip(allocs, offsets)) {
       MemRefType type = alloc.getType();
-      int64_t bytes = getSharedBytes(alloc);
-      offset = llvm::alignTo(offset, getSharedAlignment(alloc));
       OpBuilder ab(alloc);
       Value start = arith::ConstantIndexOp::create(ab, alloc.getLoc(), offset);
       auto viewType = MemRefType::get(
@@ -251,7 +253,6 @@ LogicalResult KernelOutliner::planSharedMemory(gpu::GPUFuncOp gpuFunc) {
                                           start, ValueRange{});
       alloc.getResult().replaceAllUsesWith(view);
       alloc.erase();
-      offset += bytes;
     }
   }
   // Views of the buffers (pipeline stages, casts) now view workgroup memory
@@ -267,7 +268,7 @@ LogicalResult KernelOutliner::planSharedMemory(gpu::GPUFuncOp gpuFunc) {
     }
   });
   gpuFunc->setAttr(kSharedMemoryBytesAttr,
-                   IntegerAttr::get(IntegerType::get(context, 64), offset));
+                   IntegerAttr::get(IntegerType::get(context, 64), total));
   return success();
 }
 

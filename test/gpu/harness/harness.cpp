@@ -859,6 +859,61 @@ static bool run(Context &ctx) {
   return compare(TEST_NAME, got, want, 1e-6, 1e-6, ctx.seed);
 }
 
+#elif defined(TEST_MLA_DECODE)
+// MLA decode: O = softmax((Q KV^T + Q_pe K_pe^T) / sqrt(dim + pe_dim)) KV
+// per batch and head, the latent rows serving as the values; against
+// float64 on the CPU.
+static bool run(Context &ctx) {
+  const int batch = MLA_BATCH, heads = MLA_HEADS, kv = MLA_SEQLEN_KV,
+            dim = MLA_DIM, pe = MLA_PE_DIM;
+  auto input = [&](size_t count) { return roundHalf(ctx.uniform(count)); };
+  std::vector<float> q = input(size_t(batch) * heads * dim),
+                     qpe = input(size_t(batch) * heads * pe),
+                     latent = input(size_t(batch) * kv * dim),
+                     kpe = input(size_t(batch) * kv * pe);
+  Buffer Q(q.size(), 2), QPE(qpe.size(), 2), KV(latent.size(), 2),
+      KPE(kpe.size(), 2), O(q.size(), 2);
+  Q.upload(toHalf(q).data());
+  QPE.upload(toHalf(qpe).data());
+  KV.upload(toHalf(latent).data());
+  KPE.upload(toHalf(kpe).data());
+  O.poison();
+  CHECK(LAUNCH(mla_decode, Q.ptr, QPE.ptr, KV.ptr, KPE.ptr, O.ptr));
+  SYNC();
+  std::vector<uint16_t> o(q.size());
+  O.download(o.data());
+  std::vector<double> got(q.size()), want(q.size(), 0.0);
+  for (size_t i = 0; i < o.size(); ++i)
+    got[i] = halfToFloat(o[i]);
+  const double scale = 1.0 / std::sqrt(double(dim + pe));
+  std::vector<double> score(kv);
+  for (int b = 0; b < batch; ++b)
+    for (int h = 0; h < heads; ++h) {
+      const float *qRow = &q[(size_t(b) * heads + h) * dim];
+      const float *qpeRow = &qpe[(size_t(b) * heads + h) * pe];
+      double max = -INFINITY, sum = 0;
+      for (int j = 0; j < kv; ++j) {
+        const float *kRow = &latent[(size_t(b) * kv + j) * dim];
+        const float *kpeRow = &kpe[(size_t(b) * kv + j) * pe];
+        double dot = 0;
+        for (int d = 0; d < dim; ++d)
+          dot += double(qRow[d]) * kRow[d];
+        for (int d = 0; d < pe; ++d)
+          dot += double(qpeRow[d]) * kpeRow[d];
+        score[j] = dot * scale;
+        max = std::max(max, score[j]);
+      }
+      for (int j = 0; j < kv; ++j)
+        sum += (score[j] = std::exp(score[j] - max));
+      double *out = &want[(size_t(b) * heads + h) * dim];
+      for (int j = 0; j < kv; ++j)
+        for (int d = 0; d < dim; ++d)
+          out[d] += score[j] / sum * latent[(size_t(b) * kv + j) * dim + d];
+    }
+  // Half-precision probabilities and output.
+  return compare(TEST_NAME, got, want, 2e-3, 1e-2, ctx.seed);
+}
+
 #else
 #error "compile with one TEST_<KIND> macro"
 #endif

@@ -22,6 +22,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -103,6 +104,12 @@ private:
   Value tid;
   DenseMap<Value, Value> registers;
   SlotFinder slotFinder;
+  /// The shared buffers the cross-warp reductions exchange partials in.
+  SmallVector<AllocSharedOp> reductionScratch;
+  /// Gives the reductions of each element type one scratch buffer, as
+  /// large as the largest of theirs: each reduction's use of it lies
+  /// between block barriers of its own, so none overlaps another's.
+  void shareReductionScratch();
 };
 
 FailureOr<int64_t>
@@ -581,9 +588,10 @@ LogicalResult KernelDistributor::distributeReduce(ReduceOp reduce) {
         {static_cast<int64_t>(steps.size()) * perStep}, reduction.type,
         MemRefLayoutAttrInterface(),
         MemoryScopeAttr::get(b.getContext(), MemoryScope::Shared));
-    Value scratch =
+    auto scratch =
         AllocSharedOp::create(allocBuilder, loc, TypeRange{scratchType},
                               ValueRange{}, ArrayRef<NamedAttribute>{});
+    reductionScratch.push_back(scratch);
     Value warpSize = arith::ConstantIndexOp::create(b, loc, lanes);
     Value lane = arith::RemUIOp::create(b, loc, tid, warpSize);
     Value warp = arith::DivUIOp::create(b, loc, tid, warpSize);
@@ -798,6 +806,28 @@ LogicalResult KernelDistributor::distributeGemm(GemmOp gemm) {
   return success();
 }
 
+void KernelDistributor::shareReductionScratch() {
+  llvm::MapVector<Type, SmallVector<AllocSharedOp>> byType;
+  for (AllocSharedOp scratch : reductionScratch)
+    byType[scratch.getType().getElementType()].push_back(scratch);
+  for (auto &[elementType, scratches] : byType) {
+    if (scratches.size() < 2)
+      continue;
+    AllocSharedOp largest =
+        *llvm::max_element(scratches, [](AllocSharedOp a, AllocSharedOp b) {
+          return a.getType().getNumElements() < b.getType().getNumElements();
+        });
+    for (AllocSharedOp scratch : scratches) {
+      if (scratch == largest)
+        continue;
+      // Only element loads and stores at 1-D indices use a scratch buffer,
+      // which read the larger one the same.
+      scratch.getResult().replaceAllUsesWith(largest.getResult());
+      scratch.erase();
+    }
+  }
+}
+
 LogicalResult KernelDistributor::run() {
   Block *body = &kernel.getBody().front();
   OpBuilder b = OpBuilder::atBlockBegin(body);
@@ -835,6 +865,8 @@ LogicalResult KernelDistributor::run() {
     if (failed(result))
       return failure();
   }
+
+  shareReductionScratch();
 
   for (AllocFragmentOp alloc : fragments) {
     for (Operation *user : alloc->getUsers()) {
