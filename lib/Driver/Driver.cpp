@@ -168,6 +168,25 @@ tilec::takeDependencyFlags(llvm::ArrayRef<const char *> argv,
   return args;
 }
 
+void tilec::spellOptimizationFlags(std::vector<std::string> &args) {
+  std::vector<std::string> spelled;
+  for (std::string &arg : args) {
+    if (arg == "-O") {
+      spelled.push_back("-O1");
+    } else if (arg == "-Os" || arg == "-Oz") {
+      // tilec has no level that trades speed for size; the GPU binary's
+      // size follows the tile sizes, not the optimizer.
+      spelled.push_back("-O2");
+    } else if (arg == "-Ofast") {
+      spelled.push_back("-O3");
+      spelled.push_back("--fast-math");
+    } else {
+      spelled.push_back(std::move(arg));
+    }
+  }
+  args = std::move(spelled);
+}
+
 /// The depfile of a run: every file written depends on every file read,
 /// the input and the files it imports.
 static std::string makeDepfile(const DriverOptions &options,

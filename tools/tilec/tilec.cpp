@@ -89,7 +89,8 @@ int main(int argc, char **argv) {
                  "it loads on");
   app.add_option("-O", compile.optLevel,
                  "Optimization level of the device code (or of the host "
-                 "object), 0 to 3 (default 3)")
+                 "object), 0 to 3 (default 3); -O alone is -O1, -Os and -Oz "
+                 "are -O2, -Ofast is -O3 with --fast-math")
       ->check(CLI::Range(0, 3));
   auto *fastMath = app.add_flag_callback(
       "--fast-math",
@@ -235,6 +236,7 @@ int main(int argc, char **argv) {
   if (!parsed)
     return 1;
   std::vector<std::string> args = std::move(*parsed);
+  spellOptimizationFlags(args);
   std::reverse(args.begin(), args.end());
   try {
     app.parse(args);
