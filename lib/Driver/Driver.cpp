@@ -170,8 +170,12 @@ tilec::takeDependencyFlags(llvm::ArrayRef<const char *> argv,
 
 void tilec::spellOptimizationFlags(std::vector<std::string> &args) {
   std::vector<std::string> spelled;
-  for (std::string &arg : args) {
-    if (arg == "-O") {
+  auto isNumber = [](llvm::StringRef text) {
+    return !text.empty() && llvm::all_of(text, llvm::isDigit);
+  };
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string &arg = args[i];
+    if (arg == "-O" && !(i + 1 < args.size() && isNumber(args[i + 1]))) {
       spelled.push_back("-O1");
     } else if (arg == "-Os" || arg == "-Oz") {
       // tilec has no level that trades speed for size; the GPU binary's
