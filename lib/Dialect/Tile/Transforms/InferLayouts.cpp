@@ -228,7 +228,9 @@ LogicalResult LayoutSolver::propagate(bool &changed) {
 
     for (const FragmentAccess &access : accesses) {
       AllocFragmentOp alloc = getFragment(access.buffer);
-      if (indexesLeading(access.indices, ivs, rank)) {
+      // A loop over part of a fragment does not lay out the rest of it.
+      if (indexesLeading(access.indices, ivs, rank) &&
+          cast<MemRefType>(alloc.getType()).getShape() == loop.getExtents()) {
         if (failed(require(alloc, loopLayout->second, access.op, changed)))
           return failure();
       } else if (rank > 1 && indexesLeading(access.indices, ivs, rank - 1) &&
@@ -579,7 +581,8 @@ LogicalResult LayoutSolver::checkAccessesReach() {
       auto assignment = fragments.find(alloc);
       // Accesses by the loop's own variables hold by construction.
       if (assignment == fragments.end() ||
-          indexesLeading(access.indices, ivs, ivs.size()))
+          (indexesLeading(access.indices, ivs, ivs.size()) &&
+           assignment->second.layout.getShape() == loop.getExtents()))
         continue;
       const char *reason =
           whyOutOfReach(loop, layout, access, assignment->second.layout);
