@@ -8,10 +8,9 @@
 // is past the last use of the first: a block barrier between them, which
 // top-level code, run by every thread, can always hold. Sharing is free
 // where a barrier is already there; inserting one is worth it only to fit
-// the target's shared memory. Asynchronous copies
-// into shared memory are waited for where their data is read, and bulk
-// stores wait for their reads where they are issued, so no copy is in
-// flight past a buffer's last use.
+// the target's shared memory. Asynchronous copies into shared memory are
+// waited for where their data is read, and bulk stores wait for their reads
+// where they are issued, so no copy is in flight past a buffer's last use.
 //
 //===----------------------------------------------------------------------===//
 
@@ -115,6 +114,12 @@ int64_t tilec::planSharedOffsets(gpu::GPUFuncOp func,
     });
   };
 
+  auto bytesOverlap = [&](int64_t offsetA, size_t a, int64_t offsetB,
+                          size_t b) {
+    return offsetA < offsetB + getSharedBytes(allocs[b]) &&
+           offsetB < offsetA + getSharedBytes(allocs[a]);
+  };
+
   // First fit, in allocation order: the lowest offset, at the start or at
   // the end of a placed buffer, that overlaps no placed buffer this one may
   // not share with. A buffer nothing uses overlaps nothing.
@@ -130,9 +135,8 @@ int64_t tilec::planSharedOffsets(gpu::GPUFuncOp func,
       llvm::sort(candidates);
       for (int64_t candidate : candidates) {
         bool fits = llvm::all_of(llvm::seq<size_t>(0, i), [&](size_t j) {
-          bool apart = candidate >= offsets[j] + getSharedBytes(allocs[j]) ||
-                       offsets[j] >= candidate + bytes;
-          return apart || !ranges[i] || !ranges[j] || mayShare(i, j);
+          return !bytesOverlap(candidate, i, offsets[j], j) || !ranges[i] ||
+                 !ranges[j] || mayShare(i, j);
         });
         if (fits) {
           offsets[i] = candidate;
@@ -171,11 +175,8 @@ int64_t tilec::planSharedOffsets(gpu::GPUFuncOp func,
   SmallPtrSet<Operation *, 4> needBarrier;
   for (size_t a = 0; a < allocs.size(); ++a)
     for (size_t b = a + 1; b < allocs.size(); ++b) {
-      if (!ranges[a] || !ranges[b] || separated(a, b))
-        continue;
-      int64_t aEnd = offsets[a] + getSharedBytes(allocs[a]);
-      int64_t bEnd = offsets[b] + getSharedBytes(allocs[b]);
-      if (offsets[a] >= bEnd || offsets[b] >= aEnd)
+      if (!ranges[a] || !ranges[b] || separated(a, b) ||
+          !bytesOverlap(offsets[a], a, offsets[b], b))
         continue;
       needBarrier.insert(
           statements[std::max(ranges[a]->first, ranges[b]->first)]);

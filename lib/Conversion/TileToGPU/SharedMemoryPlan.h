@@ -1,5 +1,4 @@
-//===- SharedMemoryPlan.h - Offsets of shared buffers by liveness -*- C++
-//-*-===//
+//===- SharedMemoryPlan.h - Shared buffers by liveness ----------*- C++ -*-===//
 //
 // Part of tilec. Used by convert-tile-to-gpu.
 //
