@@ -71,9 +71,11 @@ static LogicalResult compileForTargets(ModuleOp module,
     // Each target may launch the kernels its own way (block, shared memory,
     // tensor maps); what the caller passes must not differ.
     auto sameInterface = [](const KernelInfo &a, const KernelInfo &b) {
-      return a.name == b.name && a.symbol == b.symbol && a.params == b.params &&
-             a.grid[0] == b.grid[0] && a.grid[1] == b.grid[1] &&
-             a.grid[2] == b.grid[2];
+      return a.name == b.name && a.params == b.params &&
+             llvm::equal(a.launches, b.launches,
+                         [](const LaunchInfo &x, const LaunchInfo &y) {
+                           return x.symbol == y.symbol && x.sameGrid(y);
+                         });
     };
     if (!combined) {
       combined = *info;

@@ -446,7 +446,6 @@ describeSignature(func::FuncOp func,
                   function_ref<unsigned(unsigned)> alignmentOf) {
   KernelInfo kernel;
   kernel.name = func.getSymName().str();
-  kernel.symbol = kernel.name;
   auto argNames = func->getAttrOfType<ArrayAttr>("tile.arg_names");
   for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
     KernelParamInfo param;
@@ -493,18 +492,22 @@ FailureOr<ModuleInfo> tilec::describeHostKernels(ModuleOp module,
   for (auto func : module.getOps<func::FuncOp>()) {
     SmallVector<tile::KernelOp> kernels(
         func.getBody().getOps<tile::KernelOp>());
-    if (kernels.size() != 1)
+    if (kernels.empty())
       continue;
     FailureOr<KernelInfo> kernel = describeSignature(
         func, [](unsigned) { return unsigned(tile::kTensorAlignment); });
     if (failed(kernel))
       return failure();
     CExpressionWriter writer(func);
-    for (auto [i, extent] : llvm::enumerate(kernels.front().getGrid())) {
-      FailureOr<std::string> expr = writer.write(extent);
-      if (failed(expr))
-        return failure();
-      kernel->grid[i] = *expr;
+    for (tile::KernelOp block : kernels) {
+      LaunchInfo &launch = kernel->launches.emplace_back();
+      launch.symbol = kernel->name;
+      for (auto [i, extent] : llvm::enumerate(block.getGrid())) {
+        FailureOr<std::string> expr = writer.write(extent);
+        if (failed(expr))
+          return failure();
+        launch.grid[i] = *expr;
+      }
     }
     info.kernels.push_back(std::move(*kernel));
   }
@@ -524,69 +527,79 @@ FailureOr<ModuleInfo> tilec::describeKernels(ModuleOp module,
   for (auto func : module.getOps<func::FuncOp>()) {
     SmallVector<gpu::LaunchFuncOp> launches(
         func.getBody().getOps<gpu::LaunchFuncOp>());
-    if (launches.size() != 1)
+    if (launches.empty())
       continue;
-    gpu::LaunchFuncOp launch = launches.front();
-    auto gpuFunc = SymbolTable::lookupNearestSymbolFrom<gpu::GPUFuncOp>(
-        launch, launch.getKernel());
-    if (!gpuFunc)
-      return launch.emitError() << "the launched kernel is not in the module";
+    SmallVector<gpu::GPUFuncOp> gpuFuncs;
+    for (gpu::LaunchFuncOp launch : launches) {
+      auto gpuFunc = SymbolTable::lookupNearestSymbolFrom<gpu::GPUFuncOp>(
+          launch, launch.getKernel());
+      if (!gpuFunc)
+        return launch.emitError() << "the launched kernel is not in the module";
+      gpuFuncs.push_back(gpuFunc);
+    }
 
+    // Every block takes the function's tensors; the alignment a tensor
+    // needs is the most any block assumes.
     FailureOr<KernelInfo> described =
         describeSignature(func, [&](unsigned i) -> unsigned {
-          if (auto align =
-                  gpuFunc.getArgAttrOfType<IntegerAttr>(i, "llvm.align"))
-            return align.getInt();
-          return 1;
+          unsigned alignment = 1;
+          for (gpu::GPUFuncOp gpuFunc : gpuFuncs)
+            if (auto align =
+                    gpuFunc.getArgAttrOfType<IntegerAttr>(i, "llvm.align"))
+              alignment = std::max<unsigned>(alignment, align.getInt());
+          return alignment;
         });
     if (failed(described))
       return failure();
     KernelInfo kernel = std::move(*described);
-    kernel.symbol = gpuFunc.getName().str();
-
-    for (unsigned i = func.getNumArguments(); i < gpuFunc.getNumArguments();
-         ++i) {
-      auto map = gpuFunc.getArgAttrOfType<DictionaryAttr>(i, kTensorMapAttr);
-      if (!map)
-        return gpuFunc.emitError()
-               << "kernel argument " << i
-               << " is neither a parameter nor a tensor map";
-      TensorMapInfo info;
-      info.tensor = map.getAs<IntegerAttr>("tensor").getInt();
-      llvm::append_range(info.box,
-                         map.getAs<DenseI64ArrayAttr>("box").asArrayRef());
-      info.swizzle = map.getAs<IntegerAttr>("swizzle").getInt();
-      auto tensor = cast<MemRefType>(func.getArgument(info.tensor).getType());
-      FailureOr<std::string> dataType =
-          tensorMapDataType(tensor.getElementType());
-      if (failed(dataType))
-        return func.emitError() << "no TMA data type for elements of type "
-                                << tensor.getElementType();
-      info.dataType = *dataType;
-      kernel.tensorMaps.push_back(std::move(info));
-    }
 
     CExpressionWriter writer(func);
-    gpu::KernelDim3 grid = launch.getGridSizeOperandValues();
-    Value gridValues[] = {grid.x, grid.y, grid.z};
-    for (int i = 0; i < 3; ++i) {
-      FailureOr<std::string> expr = writer.write(gridValues[i]);
-      if (failed(expr))
-        return failure();
-      kernel.grid[i] = *expr;
+    for (auto [launchOp, gpuFunc] : llvm::zip(launches, gpuFuncs)) {
+      LaunchInfo &launch = kernel.launches.emplace_back();
+      launch.symbol = gpuFunc.getName().str();
+      for (unsigned i = func.getNumArguments(); i < gpuFunc.getNumArguments();
+           ++i) {
+        auto map = gpuFunc.getArgAttrOfType<DictionaryAttr>(i, kTensorMapAttr);
+        if (!map)
+          return gpuFunc.emitError()
+                 << "kernel argument " << i
+                 << " is neither a parameter nor a tensor map";
+        TensorMapInfo info;
+        info.tensor = map.getAs<IntegerAttr>("tensor").getInt();
+        llvm::append_range(info.box,
+                           map.getAs<DenseI64ArrayAttr>("box").asArrayRef());
+        info.swizzle = map.getAs<IntegerAttr>("swizzle").getInt();
+        auto tensor = cast<MemRefType>(func.getArgument(info.tensor).getType());
+        FailureOr<std::string> dataType =
+            tensorMapDataType(tensor.getElementType());
+        if (failed(dataType))
+          return func.emitError() << "no TMA data type for elements of type "
+                                  << tensor.getElementType();
+        info.dataType = *dataType;
+        launch.tensorMaps.push_back(std::move(info));
+      }
+
+      gpu::KernelDim3 grid = launchOp.getGridSizeOperandValues();
+      Value gridValues[] = {grid.x, grid.y, grid.z};
+      for (int i = 0; i < 3; ++i) {
+        FailureOr<std::string> expr = writer.write(gridValues[i]);
+        if (failed(expr))
+          return failure();
+        launch.grid[i] = *expr;
+      }
+      if (auto block = gpuFunc.getKnownBlockSizeAttr())
+        for (int i = 0; i < 3; ++i)
+          launch.threads[i] = block[i];
+      if (auto bytes =
+              gpuFunc->getAttrOfType<IntegerAttr>(kSharedMemoryBytesAttr))
+        launch.sharedMemoryBytes = bytes.getInt();
+      if (launch.sharedMemoryBytes > options.target->maxSharedMemoryBytes)
+        return launchOp.emitError()
+               << "kernel '" << kernel.name << "' needs "
+               << launch.sharedMemoryBytes << " bytes of shared memory; "
+               << options.target->name << " gives a block at most "
+               << options.target->maxSharedMemoryBytes;
     }
-    if (auto block = gpuFunc.getKnownBlockSizeAttr())
-      for (int i = 0; i < 3; ++i)
-        kernel.threads[i] = block[i];
-    if (auto bytes =
-            gpuFunc->getAttrOfType<IntegerAttr>(kSharedMemoryBytesAttr))
-      kernel.sharedMemoryBytes = bytes.getInt();
-    if (kernel.sharedMemoryBytes > options.target->maxSharedMemoryBytes)
-      return func.emitError()
-             << "kernel '" << kernel.name << "' needs "
-             << kernel.sharedMemoryBytes << " bytes of shared memory; "
-             << options.target->name << " gives a block at most "
-             << options.target->maxSharedMemoryBytes;
     info.kernels.push_back(std::move(kernel));
   }
   return info;

@@ -545,19 +545,9 @@ Evaluator::Flow Evaluator::execWith(const WithStmt &stmt) {
           "T.Kernel must be inside a @T.prim_func or @tilelang.jit function");
     return Flow::Normal;
   }
-  if (currentFunction->kernelLoc.isValid()) {
-    // One launch per kernel function, as in TileLang.
-    mlir::InFlightDiagnostic diag =
-        emitError(item.context->getLoc())
-        << "a kernel function has one T.Kernel block; give this one a "
-           "function of its own";
-    diag.attachNote(getLoc(currentFunction->kernelLoc))
-        << "the first T.Kernel block is here";
-    return Flow::Normal;
-  }
+  // A function may hold several T.Kernel blocks: they launch in order.
   if (!ensureFunction(item.context->getLoc()))
     return Flow::Normal;
-  currentFunction->kernelLoc = item.context->getLoc();
 
   // The block indices: `as bx` for a 1-D grid, `as (bx, by)` otherwise.
   std::vector<const NameExpr *> names;

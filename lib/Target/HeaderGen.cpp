@@ -154,31 +154,40 @@ private:
   std::string imagesWithMaps() const;
 
   void writeKernel(const KernelInfo &kernel, unsigned index);
+  /// The index of kernel `kernel`'s first device function in the module's
+  /// table, which lists each kernel's launches in order.
+  unsigned firstFunction(size_t kernel) const {
+    unsigned first = 0;
+    for (size_t k = 0; k < kernel; ++k)
+      first += module.kernels[k].launches.size();
+    return first;
+  }
   /// The checks of a launch's arguments: pointers, extents and element
   /// counts.
   void writeArgumentChecks(const KernelInfo &kernel, const KernelNames &names);
-  /// The grid's extents into `names.grid`, and their check.
+  /// Each launch's grid extents into `names.grid`, and their check.
   void writeGridChecks(const KernelInfo &kernel, const KernelNames &names);
   /// The start of a kernel's comment: its name, each parameter and the
-  /// grid, up to the grid's closing parenthesis.
+  /// grid (of each launch, on lines of their own, with several), up to the
+  /// last grid's closing parenthesis.
   void writeParamsComment(const KernelInfo &kernel, const KernelNames &names);
   /// A kernel of the host target: a C function that checks and calls the
   /// object file's.
   void writeHostKernel(const KernelInfo &kernel);
-  /// Writes the encoding of `kernel`'s tensor maps to `os` (the header, or
-  /// a block of it).
+  /// Writes the encoding of the tensor maps of `kernel`'s launches to `os`
+  /// (the header, or a block of it), one after the other in `names.maps`.
   void writeTensorMaps(const KernelInfo &kernel, const KernelNames &names,
                        raw_ostream &os);
   bool usesTensorMaps() const;
   /// Kernel `kernel` as image `image` launches it.
-  const KernelInfo &launchOf(size_t kernel, size_t image) const {
+  const KernelInfo &kernelIn(size_t kernel, size_t image) const {
     const std::vector<KernelInfo> &own = module.images[image].kernels;
     return own.empty() ? module.kernels[kernel] : own[kernel];
   }
   /// Whether some image launches kernel `kernel` differently from another.
   bool varies(size_t kernel) const {
     for (size_t i = 1; i < module.images.size(); ++i)
-      if (!(launchOf(kernel, i) == launchOf(kernel, 0)))
+      if (!(kernelIn(kernel, i) == kernelIn(kernel, 0)))
         return true;
     return false;
   }
@@ -247,7 +256,8 @@ void HeaderWriter::write(raw_ostream &out) {
       .set("TILEC_LAUNCH_LIST", list)
       .set("TILEC_BINARIES", binaries)
       .set("TILEC_IMAGE_CANDIDATES", candidates)
-      .set("TILEC_KERNEL_COUNT", std::to_string(module.kernels.size()))
+      .set("TILEC_KERNEL_COUNT",
+           std::to_string(firstFunction(module.kernels.size())))
       .set("TILEC_GET_FUNCTIONS", getFunctions)
       .setFlag("TILEC_MULTI_IMAGE", multi)
       .setFlag("TILEC_HAS_KERNELS", !module.kernels.empty());
@@ -361,12 +371,20 @@ void HeaderWriter::writeImageCandidates(raw_ostream &os) const {
   }
 }
 
+/// The number of tensor maps `kernel`'s launches take in all.
+static size_t countTensorMaps(const KernelInfo &kernel) {
+  size_t count = 0;
+  for (const LaunchInfo &launch : kernel.launches)
+    count += launch.tensorMaps.size();
+  return count;
+}
+
 bool HeaderWriter::usesTensorMaps() const {
   if (hip)
     return false;
   for (size_t k = 0; k < module.kernels.size(); ++k)
     for (size_t i = 0; i < module.images.size(); ++i)
-      if (!launchOf(k, i).tensorMaps.empty())
+      if (countTensorMaps(kernelIn(k, i)))
         return true;
   return false;
 }
@@ -377,7 +395,7 @@ std::string HeaderWriter::imagesWithMaps() const {
   SmallVector<std::string> users;
   for (size_t i = 0; i < module.images.size(); ++i)
     for (size_t k = 0; k < module.kernels.size(); ++k)
-      if (!launchOf(k, i).tensorMaps.empty()) {
+      if (countTensorMaps(kernelIn(k, i))) {
         users.push_back("index == " + std::to_string(i));
         break;
       }
@@ -402,34 +420,38 @@ std::string HeaderWriter::perImage(StringRef index,
 }
 
 void HeaderWriter::writeGetFunctions(raw_ostream &os) const {
+  unsigned function = 0;
   for (auto [index, kernel] : enumerate(module.kernels)) {
-    if (index)
-      os << "  if (err == " << api.success << ")\n  ";
-    os << "  err = " << api.getFunction << "(&entry->functions[" << index
-       << "], module, \"" << kernel.symbol << "\");\n";
-    // Static shared memory counts against the default too (ptxas gives
-    // the dynamic-memory symbol a byte), so the opt-in starts a KiB early.
-    int64_t most = 0;
-    for (size_t i = 0; i < module.images.size(); ++i)
-      most = std::max(most, launchOf(index, i).sharedMemoryBytes);
-    if (most + 1024 <= defaultSharedMemoryLimit)
-      continue;
-    if (hip) {
-      // Module functions have no attribute setter in HIP, and AMD GPUs
-      // need no opt-in for large LDS allocations.
-      continue;
+    for (auto [l, launch] : enumerate(kernel.launches)) {
+      if (function)
+        os << "  if (err == " << api.success << ")\n  ";
+      os << "  err = " << api.getFunction << "(&entry->functions[" << function
+         << "], module, \"" << launch.symbol << "\");\n";
+      auto bytesIn = [&, index = index, l = l](size_t image) {
+        return kernelIn(index, image).launches[l].sharedMemoryBytes;
+      };
+      // Static shared memory counts against the default too (ptxas gives
+      // the dynamic-memory symbol a byte), so the opt-in starts a KiB
+      // early.
+      int64_t most = 0;
+      for (size_t i = 0; i < module.images.size(); ++i)
+        most = std::max(most, bytesIn(i));
+      if (most + 1024 > defaultSharedMemoryLimit && !hip) {
+        // (Module functions have no attribute setter in HIP, and AMD GPUs
+        // need no opt-in for large LDS allocations.)
+        os << "  /* " << (varies(index) ? "Up to " : "") << most
+           << " bytes of dynamic shared memory: more than the 48 KiB "
+              "default allows. */\n";
+        os << "  if (err == CUDA_SUCCESS)\n";
+        os << "    err = cuFuncSetAttribute(entry->functions[" << function
+           << "],\n";
+        os << "                             "
+              "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,\n";
+        os << "                             " << perImage("index", bytesIn)
+           << ");\n";
+      }
+      ++function;
     }
-    std::string bytes = perImage("index", [&](size_t i) {
-      return launchOf(index, i).sharedMemoryBytes;
-    });
-    os << "  /* " << (varies(index) ? "Up to " : "") << most
-       << " bytes of dynamic shared memory: more than the 48 KiB "
-          "default allows. */\n";
-    os << "  if (err == CUDA_SUCCESS)\n";
-    os << "    err = cuFuncSetAttribute(entry->functions[" << index << "],\n";
-    os << "                             "
-          "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,\n";
-    os << "                             " << bytes << ");\n";
   }
 }
 
@@ -452,13 +474,15 @@ static std::string shapeText(const KernelParamInfo &param,
   return text + "]";
 }
 
-/// Grid extent `d` of `kernel` in C. The launch function has the dynamic
-/// extents as int64_t and casts narrower scalars, so that the arithmetic is
-/// 64-bit as in the kernel; a comment (`forComment`) shows the names alone.
+/// Grid extent `d` of `launch`, of `kernel`, in C. The launch function has
+/// the dynamic extents as int64_t and casts narrower scalars, so that the
+/// arithmetic is 64-bit as in the kernel; a comment (`forComment`) shows
+/// the names alone.
 static std::string gridExtent(const KernelInfo &kernel,
+                              const LaunchInfo &launch,
                               const KernelNames &names, int d,
                               bool forComment) {
-  return substituteParams(kernel.grid[d], [&](size_t i) {
+  return substituteParams(launch.grid[d], [&](size_t i) {
     assert(i < kernel.params.size() && "a grid names a parameter");
     const KernelParamInfo &param = kernel.params[i];
     if (forComment || param.kind == KernelParamInfo::Kind::Dim ||
@@ -492,18 +516,33 @@ void HeaderWriter::writeParamsComment(const KernelInfo &kernel,
     }
     os << "\n";
   }
-  os << " * grid  (";
-  for (int d = 0; d < 3; ++d)
-    os << (d ? ", " : "")
-       << commentText(gridExtent(kernel, names, d, /*forComment=*/true));
-  os << ")";
+  auto writeGrid = [&](const LaunchInfo &launch) {
+    os << "(";
+    for (int d = 0; d < 3; ++d)
+      os << (d ? ", " : "")
+         << commentText(
+                gridExtent(kernel, launch, names, d, /*forComment=*/true));
+    os << ")";
+  };
+  if (kernel.launches.size() == 1) {
+    os << " * grid  ";
+    writeGrid(kernel.launches.front());
+    return;
+  }
+  os << " * " << kernel.launches.size() << " T.Kernel blocks, "
+     << (host ? "run in order, each block after block:"
+              : "launched in order on the stream:");
+  for (auto [l, launch] : enumerate(kernel.launches)) {
+    os << "\n *   " << l + 1 << ". grid ";
+    writeGrid(launch);
+  }
 }
 
 void HeaderWriter::writeKernelComment(const KernelInfo &kernel, unsigned index,
                                       const KernelNames &names) {
   writeParamsComment(kernel, names);
   os << "\n";
-  auto block = [&](const KernelInfo &launch) {
+  auto block = [&](const LaunchInfo &launch) {
     os << "block (" << launch.threads[0] << ", " << launch.threads[1] << ", "
        << launch.threads[2] << "), " << launch.sharedMemoryBytes
        << " bytes of dynamic shared memory";
@@ -511,45 +550,69 @@ void HeaderWriter::writeKernelComment(const KernelInfo &kernel, unsigned index,
       os << ", " << launch.tensorMaps.size() << " tensor map"
          << (launch.tensorMaps.size() == 1 ? "" : "s");
   };
+  // Each launch's block, on each image where they differ.
+  auto blocks = [&](const KernelInfo &own, StringRef indent) {
+    if (own.launches.size() == 1) {
+      block(own.launches.front());
+      os << "\n";
+      return;
+    }
+    os << "\n";
+    for (auto [l, launch] : enumerate(own.launches)) {
+      os << " *" << indent << l + 1 << ". ";
+      block(launch);
+      os << "\n";
+    }
+  };
   if (!varies(index)) {
-    os << " * ";
-    block(kernel);
-    os << "\n */\n";
+    os << (kernel.launches.size() == 1 ? " * " : " * thread blocks:");
+    blocks(kernel, "   ");
+    os << " */\n";
     return;
   }
   for (auto [i, image] : enumerate(module.images)) {
-    os << " * on " << commentText(image.arch) << ": ";
-    block(launchOf(index, i));
-    os << "\n";
+    const KernelInfo &own = kernelIn(index, i);
+    os << " * on " << commentText(image.arch) << ":"
+       << (own.launches.size() == 1 ? " " : "");
+    blocks(own, "   ");
   }
   os << " */\n";
 }
 
 void HeaderWriter::writeKernel(const KernelInfo &kernel, unsigned index) {
-  assert(kernel.sharedMemoryBytes >= 0 &&
-         kernel.sharedMemoryBytes <= UINT32_MAX && "shared memory size");
   KernelNames names = naming.nameKernel(kernel);
   const auto &params = kernel.params;
+  size_t numLaunches = kernel.launches.size();
   auto isDim = [&](size_t i) {
     return params[i].kind == KernelParamInfo::Kind::Dim;
   };
   size_t numDims = count_if(params, [](const KernelParamInfo &param) {
     return param.kind == KernelParamInfo::Kind::Dim;
   });
+  // Launch l's device function and grid extent d, as C lvalues.
+  auto function = [&](size_t l) {
+    return numLaunches == 1 ? names.function
+                            : names.function + "[" + std::to_string(l) + "]";
+  };
+  auto grid = [&](size_t l, int d) {
+    return names.grid + "[" + std::to_string(3 * l + d) + "]";
+  };
 
   writeKernelComment(kernel, index, names);
-  // The launch's macros, where every image launches alike.
+  // The launch's macros, where the function has one block and every image
+  // launches it alike.
   bool variant = varies(index);
   // The kernel's name as it is, so that kernels whose names differ only in
   // case have their own macros; no other name of the header, or of the
   // runtimes' headers, ends in these suffixes.
   const std::string &macro = kernel.name;
-  if (!variant) {
-    os << "#define " << macro << "_THREADS_X " << kernel.threads[0] << "\n";
-    os << "#define " << macro << "_THREADS_Y " << kernel.threads[1] << "\n";
-    os << "#define " << macro << "_THREADS_Z " << kernel.threads[2] << "\n";
+  if (!variant && numLaunches == 1) {
+    const LaunchInfo &launch = kernel.launches.front();
+    os << "#define " << macro << "_THREADS_X " << launch.threads[0] << "\n";
+    os << "#define " << macro << "_THREADS_Y " << launch.threads[1] << "\n";
+    os << "#define " << macro << "_THREADS_Z " << launch.threads[2] << "\n";
     os << "#define " << macro << "_SHARED_MEMORY_BYTES "
-       << kernel.sharedMemoryBytes << "\n";
+       << launch.sharedMemoryBytes << "\n";
   }
 
   // The signature, wrapped at 80 columns.
@@ -583,15 +646,23 @@ void HeaderWriter::writeKernel(const KernelInfo &kernel, unsigned index) {
   }
   os << line << "\n";
 
-  // Locals.
-  os << "  " << api.function << " " << names.function << ";\n";
-  os << "  int64_t " << names.grid << "[3];\n";
+  // Locals. The tensor maps of all launches are encoded before the first
+  // launch, one after the other; each launch passes its own.
+  os << "  " << api.function << " " << names.function;
+  if (numLaunches > 1)
+    os << "[" << numLaunches << "]";
+  os << ";\n";
+  os << "  int64_t " << names.grid << "[" << 3 * numLaunches << "];\n";
   if (numDims)
     os << "  int32_t " << names.dims << "[" << numDims << "];\n";
-  size_t numMaps = 0;
-  for (size_t i = 0; i < module.images.size(); ++i)
-    numMaps = std::max(numMaps, launchOf(index, i).tensorMaps.size());
-  size_t numArgs = params.size() + numMaps;
+  size_t numMaps = 0, launchMaps = 0;
+  for (size_t i = 0; i < module.images.size(); ++i) {
+    const KernelInfo &own = kernelIn(index, i);
+    numMaps = std::max(numMaps, countTensorMaps(own));
+    for (const LaunchInfo &launch : own.launches)
+      launchMaps = std::max(launchMaps, launch.tensorMaps.size());
+  }
+  size_t numArgs = params.size() + launchMaps;
   if (numArgs)
     os << "  void *" << names.args << "[" << numArgs << "];\n";
   if (numMaps)
@@ -601,31 +672,39 @@ void HeaderWriter::writeKernel(const KernelInfo &kernel, unsigned index) {
     os << "  unsigned " << names.image << ";\n";
   os << "  " << api.result << " " << names.err << ";\n";
 
+  // Everything that can fail comes before the first launch, so that a
+  // call either launches all of the blocks or none.
   writeArgumentChecks(kernel, names);
 
   writeGridChecks(kernel, names);
 
-  // Load on first use, pack the arguments, launch.
-  os << "  " << names.err << " = " << prefix << "_function_(" << index << ", &"
-     << names.function << (multi ? ", &" + names.image : std::string())
-     << ");\n";
-  os << "  if (" << names.err << " != " << api.success << ")\n";
-  os << "    return " << names.err << ";\n";
+  // Load on first use, encode the tensor maps, pack the arguments.
+  unsigned first = firstFunction(index);
+  for (size_t l = 0; l < numLaunches; ++l) {
+    os << "  " << names.err << " = " << prefix << "_function_(" << first + l
+       << ", &" << function(l) << (multi ? ", &" + names.image : std::string())
+       << ");\n";
+    os << "  if (" << names.err << " != " << api.success << ")\n";
+    os << "    return " << names.err << ";\n";
+  }
   if (!variant) {
     writeTensorMaps(kernel, names, os);
   } else {
     // Each image's own tensor maps, for images that take some.
     for (size_t i = 0; i < module.images.size(); ++i) {
-      const KernelInfo &launch = launchOf(index, i);
-      if (launch.tensorMaps.empty())
+      const KernelInfo &own = kernelIn(index, i);
+      if (!countTensorMaps(own))
         continue;
       os << "  if (" << names.image << " == " << i << ") {\n";
       std::string text;
       raw_string_ostream block(text);
-      writeTensorMaps(launch, names, block);
-      for (size_t j = 0; j < launch.tensorMaps.size(); ++j)
-        block << "  " << names.args << "[" << params.size() + j << "] = &"
-              << names.maps << "[" << j << "];\n";
+      writeTensorMaps(own, names, block);
+      // With one launch, its maps are passed here; with several, before
+      // each launch.
+      if (numLaunches == 1)
+        for (size_t j = 0; j < own.launches.front().tensorMaps.size(); ++j)
+          block << "  " << names.args << "[" << params.size() + j << "] = &"
+                << names.maps << "[" << j << "];\n";
       SmallVector<StringRef> lines;
       StringRef(text).rtrim('\n').split(lines, '\n');
       for (StringRef line : lines)
@@ -649,25 +728,55 @@ void HeaderWriter::writeKernel(const KernelInfo &kernel, unsigned index) {
       os << names.params[i];
     os << ";\n";
   }
-  if (!variant)
-    for (size_t j = 0; j < kernel.tensorMaps.size(); ++j)
-      os << "  " << names.args << "[" << params.size() + j << "] = &"
-         << names.maps << "[" << j << "];\n";
-  auto launchValue = [&](function_ref<int64_t(const KernelInfo &)> get) {
-    return perImage(names.image,
-                    [&](size_t i) { return get(launchOf(index, i)); });
-  };
-  os << "  return " << api.launchKernel << "(\n";
-  os << "      " << names.function << ", (unsigned)" << names.grid
-     << "[0], (unsigned)" << names.grid << "[1], (unsigned)" << names.grid
-     << "[2],\n";
-  os << "      "
-     << launchValue([](const KernelInfo &k) { return k.threads[0]; }) << ", "
-     << launchValue([](const KernelInfo &k) { return k.threads[1]; }) << ", "
-     << launchValue([](const KernelInfo &k) { return k.threads[2]; }) << ", "
-     << launchValue([](const KernelInfo &k) { return k.sharedMemoryBytes; })
-     << ", stream, " << (numArgs ? names.args : std::string("NULL"))
-     << ", NULL);\n";
+
+  // Launch, in order.
+  size_t firstMap = 0;
+  for (size_t l = 0; l < numLaunches; ++l) {
+    const LaunchInfo &launch = kernel.launches[l];
+    if (!variant) {
+      for (size_t j = 0; j < launch.tensorMaps.size(); ++j)
+        os << "  " << names.args << "[" << params.size() + j << "] = &"
+           << names.maps << "[" << firstMap + j << "];\n";
+      firstMap += launch.tensorMaps.size();
+    } else if (numLaunches > 1) {
+      // The image's own maps for this launch.
+      for (size_t i = 0; i < module.images.size(); ++i) {
+        const KernelInfo &own = kernelIn(index, i);
+        size_t before = 0;
+        for (size_t k = 0; k < l; ++k)
+          before += own.launches[k].tensorMaps.size();
+        const LaunchInfo &ownLaunch = own.launches[l];
+        if (ownLaunch.tensorMaps.empty())
+          continue;
+        os << "  if (" << names.image << " == " << i << ") {\n";
+        for (size_t j = 0; j < ownLaunch.tensorMaps.size(); ++j)
+          os << "    " << names.args << "[" << params.size() + j << "] = &"
+             << names.maps << "[" << before + j << "];\n";
+        os << "  }\n";
+      }
+    }
+    auto launchValue = [&](function_ref<int64_t(const LaunchInfo &)> get) {
+      return perImage(names.image, [&](size_t i) {
+        return get(kernelIn(index, i).launches[l]);
+      });
+    };
+    bool last = l + 1 == numLaunches;
+    os << "  " << (last ? "return " : names.err + " = ") << api.launchKernel
+       << "(\n";
+    os << "      " << function(l) << ", (unsigned)" << grid(l, 0)
+       << ", (unsigned)" << grid(l, 1) << ", (unsigned)" << grid(l, 2) << ",\n";
+    os << "      "
+       << launchValue([](const LaunchInfo &k) { return k.threads[0]; }) << ", "
+       << launchValue([](const LaunchInfo &k) { return k.threads[1]; }) << ", "
+       << launchValue([](const LaunchInfo &k) { return k.threads[2]; }) << ", "
+       << launchValue([](const LaunchInfo &k) { return k.sharedMemoryBytes; })
+       << ", stream, " << (numArgs ? names.args : std::string("NULL"))
+       << ", NULL);\n";
+    if (!last) {
+      os << "  if (" << names.err << " != " << api.success << ")\n";
+      os << "    return " << names.err << ";\n";
+    }
+  }
   os << "}\n\n";
 }
 
@@ -675,7 +784,9 @@ void HeaderWriter::writeHostKernel(const KernelInfo &kernel) {
   KernelNames names = naming.nameKernel(kernel);
   const auto &params = kernel.params;
   writeParamsComment(kernel, names);
-  os << ", its blocks one after the other\n */\n";
+  if (kernel.launches.size() == 1)
+    os << ", its blocks one after the other";
+  os << "\n */\n";
 
   // The compiled function: tensors as pointers, extents as int64_t.
   auto cType = [&](const KernelParamInfo &param) -> std::string {
@@ -714,7 +825,8 @@ void HeaderWriter::writeHostKernel(const KernelInfo &kernel) {
   }
   wrap("void " + naming.hostSymbol(kernel) + "(", types, ");");
   wrap("static inline int " + kernel.name + "_run(", declarations, ") {");
-  os << "  int64_t " << names.grid << "[3];\n";
+  os << "  int64_t " << names.grid << "[" << 3 * kernel.launches.size()
+     << "];\n";
   writeArgumentChecks(kernel, names);
   // The grids a GPU refuses are refused here too: a program that runs on
   // the host runs on the GPU.
@@ -729,19 +841,22 @@ void HeaderWriter::writeGridChecks(const KernelInfo &kernel,
   // The grid, within the limits of NVIDIA and AMD GPUs alike.
   static const int64_t gridLimits[3] = {INT32_MAX, 65535, 65535};
   std::string gridCond;
-  for (int d = 0; d < 3; ++d) {
-    std::string expr = gridExtent(kernel, names, d, /*forComment=*/false);
-    std::string element = names.grid + "[" + std::to_string(d) + "]";
-    os << "  " << element << " = " << expr << ";\n";
-    // A literal in range needs no run-time check.
-    int64_t value;
-    if (!StringRef(expr).trim().getAsInteger(10, value) && value >= 1 &&
-        value <= gridLimits[d])
-      continue;
-    if (!gridCond.empty())
-      gridCond += " ||\n      ";
-    gridCond +=
-        element + " < 1 || " + element + " > " + std::to_string(gridLimits[d]);
+  for (auto [l, launch] : enumerate(kernel.launches)) {
+    for (int d = 0; d < 3; ++d) {
+      std::string expr =
+          gridExtent(kernel, launch, names, d, /*forComment=*/false);
+      std::string element = names.grid + "[" + std::to_string(3 * l + d) + "]";
+      os << "  " << element << " = " << expr << ";\n";
+      // A literal in range needs no run-time check.
+      int64_t value;
+      if (!StringRef(expr).trim().getAsInteger(10, value) && value >= 1 &&
+          value <= gridLimits[d])
+        continue;
+      if (!gridCond.empty())
+        gridCond += " ||\n      ";
+      gridCond += element + " < 1 || " + element + " > " +
+                  std::to_string(gridLimits[d]);
+    }
   }
   if (!gridCond.empty())
     writeReject(gridCond);
@@ -830,7 +945,12 @@ void HeaderWriter::writeTensorMaps(const KernelInfo &kernel,
   static const char *const swizzles[] = {
       "CU_TENSOR_MAP_SWIZZLE_NONE", "CU_TENSOR_MAP_SWIZZLE_32B",
       "CU_TENSOR_MAP_SWIZZLE_64B", "CU_TENSOR_MAP_SWIZZLE_128B"};
-  for (auto [j, map] : enumerate(kernel.tensorMaps)) {
+  SmallVector<const TensorMapInfo *> all;
+  for (const LaunchInfo &launch : kernel.launches)
+    for (const TensorMapInfo &map : launch.tensorMaps)
+      all.push_back(&map);
+  for (auto [j, mapPointer] : enumerate(all)) {
+    const TensorMapInfo &map = *mapPointer;
     const KernelParamInfo &tensor = kernel.params[map.tensor];
     const std::string &pointer = names.params[map.tensor];
     size_t rank = tensor.shape.size();

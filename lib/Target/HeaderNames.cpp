@@ -178,11 +178,16 @@ KernelNames HeaderNames::nameKernel(const KernelInfo &kernel) const {
   names.args = local("args");
   names.err = local("err");
   // Tensor maps in any image; the loaded image, with several.
-  bool maps = false;
+  auto takesMaps = [](const KernelInfo &kernel) {
+    return any_of(kernel.launches, [](const LaunchInfo &launch) {
+      return !launch.tensorMaps.empty();
+    });
+  };
+  bool maps = takesMaps(kernel);
   for (const ImageInfo &image : module.images)
-    for (const KernelInfo &launch : image.kernels)
-      maps = maps || (launch.name == kernel.name && !launch.tensorMaps.empty());
-  if (maps || !kernel.tensorMaps.empty()) {
+    for (const KernelInfo &own : image.kernels)
+      maps = maps || (own.name == kernel.name && takesMaps(own));
+  if (maps) {
     names.maps = local("maps");
     names.mapDims = local("map_dims");
     names.mapStrides = local("map_strides");

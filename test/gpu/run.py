@@ -359,6 +359,15 @@ def configs():
                 mla, "MLA_DECODE",
                 {f"MLA_{k.upper()}": v for k, v in mla.items()
                  if k != "block_N"}))
+    # Split-KV decode: a kernel function of two T.Kernel blocks (partial
+    # attention per split, then their combination) behind one launch; a
+    # split of 250 keys ends inside a key tile.
+    splitkv = {"batch": 2, "heads": 16, "groups": 8, "seqlen_kv": 1000,
+               "dim": 64, "num_split": 4}
+    out.append(("splitkv_decode_1000", os.path.join(ROOT, "test", "Corpus",
+                                                    "gqa_decode_splitkv.tile"),
+                splitkv, "SPLITKV_DECODE",
+                {f"SPLITKV_{k.upper()}": v for k, v in splitkv.items()}))
     out.append(("control", kernel("control"), {}, "CONTROL", {}))
     out.append(("control_fast_math", kernel("control"), {}, "CONTROL", {},
                 ["--fast-math"]))

@@ -80,7 +80,7 @@ ModuleInfo makeGemmModule(Runtime runtime) {
 
   KernelInfo gemm;
   gemm.name = "gemm_main";
-  gemm.symbol = "gemm_main";
+  gemm.launches.emplace_back().symbol = "gemm_main";
   // A: [m, 256], B: [256, n], C: [m, n]; m and n are params 4 and 5.
   gemm.params = {tensor("A", "uint16_t", 2, 16, {dimRef(4), 256}),
                  tensor("B", "uint16_t", 2, 16, {256, dimRef(5)}),
@@ -88,19 +88,20 @@ ModuleInfo makeGemmModule(Runtime runtime) {
                  scalar("alpha", "float"),
                  dim("m"),
                  dim("n")};
-  gemm.grid[0] = "($5 + 127) / 128";
-  gemm.grid[1] = "($4 + 127) / 128";
-  gemm.threads[0] = 128;
-  gemm.sharedMemoryBytes = 98304;
+  gemm.launches[0].grid[0] = "($5 + 127) / 128";
+  gemm.launches[0].grid[1] = "($4 + 127) / 128";
+  gemm.launches[0].threads[0] = 128;
+  gemm.launches[0].sharedMemoryBytes = 98304;
   if (runtime == Runtime::CUDA) {
     // TMA tensor maps of A (static strides) and B (a stride of n).
-    gemm.tensorMaps = {{0, {128, 64}, 128, "CU_TENSOR_MAP_DATA_TYPE_FLOAT16"},
-                       {1, {32, 64}, 64, "CU_TENSOR_MAP_DATA_TYPE_FLOAT16"}};
+    gemm.launches[0].tensorMaps = {
+        {0, {128, 64}, 128, "CU_TENSOR_MAP_DATA_TYPE_FLOAT16"},
+        {1, {32, 64}, 64, "CU_TENSOR_MAP_DATA_TYPE_FLOAT16"}};
   }
 
   KernelInfo scale;
   scale.name = "scale";
-  scale.symbol = "scale";
+  scale.launches.emplace_back().symbol = "scale";
   scale.params = {tensor("X", "float", 4, 4, {dimRef(1), 64}),
                   dim("n"),
                   scalar("a", "double"),
@@ -109,15 +110,34 @@ ModuleInfo makeGemmModule(Runtime runtime) {
                   scalar("h", "uint16_t"),
                   scalar("flag", "bool"),
                   tensor("Y", "int32_t", 4, 8, {dimRef(1)})};
-  scale.grid[0] = "($1 + 255) / 256";
-  scale.grid[1] = "2";
-  scale.grid[2] = "3";
-  scale.threads[0] = 8;
-  scale.threads[1] = 8;
-  scale.threads[2] = 4;
-  scale.sharedMemoryBytes = 4096;
+  scale.launches[0].grid[0] = "($1 + 255) / 256";
+  scale.launches[0].grid[1] = "2";
+  scale.launches[0].grid[2] = "3";
+  scale.launches[0].threads[0] = 8;
+  scale.launches[0].threads[1] = 8;
+  scale.launches[0].threads[2] = 4;
+  scale.launches[0].sharedMemoryBytes = 4096;
 
-  module.kernels = {gemm, scale};
+  // Split-KV decode: partial results per split, then their combination.
+  // The first block's grid grows with n; the second's is fixed.
+  KernelInfo decode;
+  decode.name = "decode";
+  decode.params = {tensor("K", "uint16_t", 2, 16, {dimRef(1), 128}), dim("n"),
+                   tensor("O", "float", 4, 16, {64, 128})};
+  LaunchInfo &split = decode.launches.emplace_back();
+  split.symbol = "decode_0";
+  split.grid[0] = "($1 + 8191) / 8192";
+  split.grid[1] = "64";
+  split.threads[0] = 128;
+  split.sharedMemoryBytes = 65536;
+  if (runtime == Runtime::CUDA)
+    split.tensorMaps = {{0, {64, 128}, 128, "CU_TENSOR_MAP_DATA_TYPE_FLOAT16"}};
+  LaunchInfo &combine = decode.launches.emplace_back();
+  combine.symbol = "decode_1";
+  combine.grid[0] = "64";
+  combine.threads[0] = 256;
+
+  module.kernels = {gemm, scale, decode};
   return module;
 }
 
@@ -133,7 +153,7 @@ ModuleInfo makeEdgeModule(Runtime runtime) {
 
   KernelInfo keywords;
   keywords.name = "keywords";
-  keywords.symbol = "keywords";
+  keywords.launches.emplace_back().symbol = "keywords";
   keywords.params = {tensor("int", "float", 4, 8, {dimRef(1), dimRef(4)}),
                      dim("float"),
                      scalar("char", "int8_t"),
@@ -144,30 +164,30 @@ ModuleInfo makeEdgeModule(Runtime runtime) {
                      scalar("int64_t", "int64_t"),
                      scalar("KEYWORDS_THREADS_X", "int32_t"),
                      scalar("edge_function_", "int32_t")};
-  keywords.grid[0] = "($1 + 63) / 64";
-  keywords.grid[1] = "$4";
-  keywords.threads[0] = 64;
+  keywords.launches[0].grid[0] = "($1 + 63) / 64";
+  keywords.launches[0].grid[1] = "$4";
+  keywords.launches[0].threads[0] = 64;
 
   KernelInfo noop;
   noop.name = "noop";
-  noop.symbol = "noop";
+  noop.launches.emplace_back().symbol = "noop";
 
   // Noop's grid holds names that the header's expressions use; its
   // parameters are narrower than the grid's arithmetic, or reserved.
   KernelInfo upperNoop;
   upperNoop.name = "Noop";
-  upperNoop.symbol = "Noop";
+  upperNoop.launches.emplace_back().symbol = "Noop";
   upperNoop.params = {
       scalar("int64_t", "int32_t"), scalar("INT64_C", "int16_t"),
       scalar("__LINE__", "int64_t"), scalar("CU_LAUNCH_PARAM_END", "int32_t"),
       scalar("noop_THREADS_X", "int32_t")};
-  upperNoop.grid[0] = "$0 + $1";
-  upperNoop.grid[1] = "$2";
-  upperNoop.threads[0] = 32;
+  upperNoop.launches[0].grid[0] = "$0 + $1";
+  upperNoop.launches[0].grid[1] = "$2";
+  upperNoop.launches[0].threads[0] = 32;
 
   KernelInfo huge;
   huge.name = "huge";
-  huge.symbol = "huge";
+  huge.launches.emplace_back().symbol = "huge";
   huge.params = {tensor("T", "uint8_t", 1, 1, {65536, 65536})};
 
   module.kernels = {keywords, noop, upperNoop, huge};
@@ -268,12 +288,13 @@ TEST(HeaderGenTest, LoadCachesPerContextAndOptsIntoSharedMemory) {
   EXPECT_TRUE(contains(text, "cuModuleGetFunction(&entry->functions[1], "
                              "module, \"scale\")"));
   EXPECT_TRUE(contains(text, "(void)cuModuleUnload(module);"));
-  // Only the GEMM needs more than 48 KiB.
+  // Only the GEMM and the split-KV decode's first block need more than
+  // 48 KiB.
   EXPECT_TRUE(contains(text, "cuFuncSetAttribute(entry->functions[0],\n"
                              "                             "
                              "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,"
                              "\n                             98304);"));
-  EXPECT_EQ(StringRef(text).count("cuFuncSetAttribute("), 1u);
+  EXPECT_EQ(StringRef(text).count("cuFuncSetAttribute("), 2u);
 }
 
 TEST(HeaderGenTest, LaunchSignaturesFollowDeclarationOrder) {
@@ -352,6 +373,64 @@ TEST(HeaderGenTest, LaunchValidatesBeforeLaunching) {
   EXPECT_FALSE(StringRef(text).contains("printf"));
   EXPECT_FALSE(StringRef(text).contains("exit("));
   EXPECT_FALSE(StringRef(text).contains("abort("));
+}
+
+TEST(HeaderGenTest, SeveralBlocksLaunchInOrderAfterEveryCheck) {
+  std::string text = render(makeGemmModule(Runtime::CUDA));
+  size_t begin = position(text, " * decode\n");
+  ASSERT_NE(begin, std::string::npos);
+  std::string body = text.substr(begin);
+  EXPECT_TRUE(contains(body, " * 2 T.Kernel blocks, launched in order on the "
+                             "stream:\n"
+                             " *   1. grid ((n + 8191) / 8192, 64, 1)\n"
+                             " *   2. grid (64, 1, 1)\n"
+                             " * thread blocks:\n"
+                             " *   1. block (128, 1, 1), 65536 bytes of "
+                             "dynamic shared memory, 1 tensor map\n"
+                             " *   2. block (256, 1, 1), 0 bytes of dynamic "
+                             "shared memory\n"));
+  // No launch macros: they would describe one block of two.
+  EXPECT_FALSE(contains(text, "decode_THREADS_X"));
+  // Every check, the loading of both functions and the tensor maps come
+  // before the first launch; the functions follow the other kernels' in
+  // the module's table.
+  const char *const steps[] = {
+      "  CUfunction function[2];\n  int64_t grid[6];\n  int32_t dims[1];\n"
+      "  void *args[4];\n  CUtensorMap maps[1];\n",
+      "  if (K == 0 || K % 16 != 0)\n",
+      "  grid[3] = 64;\n  grid[4] = 1;\n  grid[5] = 1;\n",
+      "  if (grid[0] < 1 || grid[0] > 2147483647)\n"
+      "    return CUDA_ERROR_INVALID_VALUE;\n",
+      "  err = gemm_function_(2, &function[0]);\n",
+      "  err = gemm_function_(3, &function[1]);\n",
+      "  /* Tensor map 0: K in boxes of [64, 128], 128-byte swizzle. */\n",
+      "  args[3] = &maps[0];\n"
+      "  err = cuLaunchKernel(\n"
+      "      function[0], (unsigned)grid[0], (unsigned)grid[1], "
+      "(unsigned)grid[2],\n"
+      "      128, 1, 1, 65536, stream, args, NULL);\n"
+      "  if (err != CUDA_SUCCESS)\n    return err;\n",
+      "  return cuLaunchKernel(\n"
+      "      function[1], (unsigned)grid[3], (unsigned)grid[4], "
+      "(unsigned)grid[5],\n"
+      "      256, 1, 1, 0, stream, args, NULL);\n}\n",
+  };
+  size_t last = 0;
+  for (const char *step : steps) {
+    size_t pos = position(body, step);
+    EXPECT_NE(pos, std::string::npos) << "missing: " << step;
+    if (pos != std::string::npos) {
+      EXPECT_GE(pos, last) << "out of order: " << step;
+      last = pos;
+    }
+  }
+  // The module's table has a function per block, each looked up by its
+  // symbol; the split's shared memory needs the opt-in.
+  EXPECT_TRUE(contains(text, "CUfunction functions[4];"));
+  EXPECT_TRUE(contains(text, "(&entry->functions[2], module, \"decode_0\");\n"
+                             "  /* 65536 bytes of dynamic shared memory"));
+  EXPECT_TRUE(contains(text, "(&entry->functions[3], module, \"decode_1\");"));
+  EXPECT_FALSE(contains(text, "cuFuncSetAttribute(entry->functions[3]"));
 }
 
 TEST(HeaderGenTest, TensorMapsAreEncodedAtLaunch) {
@@ -509,8 +588,11 @@ ModuleInfo makeMultiTargetModule(Runtime runtime) {
     // The sm_80 images launch the GEMM without tensor maps, in less shared
     // memory, than the sm_90a one.
     std::vector<KernelInfo> sm80 = module.kernels;
-    sm80[0].tensorMaps.clear();
-    sm80[0].sharedMemoryBytes = 65536;
+    sm80[0].launches[0].tensorMaps.clear();
+    sm80[0].launches[0].sharedMemoryBytes = 65536;
+    // And the split-KV decode's first block likewise.
+    sm80[2].launches[0].tensorMaps.clear();
+    sm80[2].launches[0].sharedMemoryBytes = 32768;
     module.images.push_back({"sm_80", {0x7f, 'E', 'L', 'F', 80}, false, sm80});
     module.images.push_back(
         {"sm_90a", {0x7f, 'E', 'L', 'F', 90}, false, module.kernels});
@@ -564,6 +646,28 @@ TEST(HeaderGenTest, SeveralTargetsPickTheDevicesBinary) {
                              "98304 : 65536)), stream, args, NULL);"));
   EXPECT_TRUE(contains(text, " * on sm_90a: block (128, 1, 1), 98304 bytes of "
                              "dynamic shared memory, 2 tensor maps\n"));
+  // Several blocks: each image's own maps, encoded before the first launch
+  // and passed to the block that takes them.
+  std::string decode = text.substr(position(text, " * decode\n"));
+  EXPECT_TRUE(contains(decode, " * on sm_80:\n"
+                               " *   1. block (128, 1, 1), 32768 bytes of "
+                               "dynamic shared memory\n"
+                               " *   2. block (256, 1, 1), 0 bytes of dynamic "
+                               "shared memory\n"
+                               " * on sm_90a:\n"
+                               " *   1. block (128, 1, 1), 65536 bytes of "
+                               "dynamic shared memory, 1 tensor map\n"));
+  size_t encode = position(decode, "  if (image == 1) {\n"
+                                   "    /* Tensor map 0: K in boxes of");
+  size_t pass = position(decode, "  if (image == 1) {\n"
+                                 "    args[3] = &maps[0];\n  }\n"
+                                 "  err = cuLaunchKernel(\n"
+                                 "      function[0],");
+  EXPECT_NE(encode, std::string::npos);
+  EXPECT_NE(pass, std::string::npos);
+  EXPECT_LT(encode, pass);
+  EXPECT_TRUE(contains(decode, "128, 1, 1, (image == 0 ? 32768 : (image == 1 ? "
+                               "65536 : 32768)), stream, args, NULL);"));
 
   std::string hip = joinWrapped(render(makeMultiTargetModule(Runtime::HIP)));
   EXPECT_TRUE(contains(hip, "#include <string.h>"));
@@ -652,7 +756,7 @@ TEST(HeaderGenTest, NoParameterTakesANameOfTheHeader) {
     // A kernel whose parameters have all those names.
     KernelInfo probe;
     probe.name = "probe";
-    probe.symbol = "probe";
+    probe.launches.emplace_back().symbol = "probe";
     for (const auto &name : names)
       probe.params.push_back(scalar(name.getKey(), "int32_t"));
     module.kernels.push_back(probe);
@@ -977,6 +1081,9 @@ int main(void) {
   expect(scale_launch(0, p, 100, 1.0, 1, 2, 3, 1, p + 4), invalid,
          "Y misaligned");
   expect(scale_launch(0, p, 100, 1.0, 1, 2, 3, 1, p), driver, "scale");
+  expect(decode_launch(0, p, 8192, p), driver, "decode");
+  expect(decode_launch(0, p + 8, 8192, p), invalid, "decode: K misaligned");
+  expect(decode_launch(0, p, 8192, p + 4), invalid, "decode: O misaligned");
   /* grid[1] is `class`. */
   expect(keywords_launch(0, p, 64, 0, 0, 65536, p, 0.0f, 0, 0, 0), invalid,
          "grid y > 65535");
@@ -1027,6 +1134,10 @@ void edge_host_keywords_(void *a, int64_t b, int8_t c, int32_t d, int64_t e,
       (void)i, (void)j;
   ++calls;
 }
+void gemm_host_decode_(void *k, int64_t n, void *o) {
+  (void)k, (void)n, (void)o;
+  ++calls;
+}
 void edge_host_noop_(void) { ++calls; }
 void edge_host_huge_(void *t) { (void)t; ++calls; }
 
@@ -1059,6 +1170,8 @@ int main(void) {
   expect(gemm_main_run(p, p, p, 1.0f, 8388480, 1), ok, "grid y = 65535");
   expect(scale_run(p, 100, 1.0, 1, 2, 3, 1, p + 4), invalid, "Y misaligned");
   expect(scale_run(p, 100, 1.0, 1, 2, 3, 1, p), ok, "scale");
+  expect(decode_run(p, 8192, p), ok, "decode");
+  expect(decode_run(p, 0, p), invalid, "decode: n = 0");
   expect(keywords_run(p, 64, 0, 0, 65536, p, 0.0f, 0, 0, 0), invalid,
          "grid y > 65535");
   expect(huge_run(p), invalid, "2^32 elements");

@@ -15,7 +15,9 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "mlir::ModuleOp"> {
     Moves the body of every `tile.kernel` (after distribution: per-thread
     code) into a `gpu.func` of the module's `gpu.module @tilec_kernels`, and
     replaces it with a `gpu.launch_func`. The kernel function keeps the host
-    side: the grid computed from its arguments.
+    side: the grid computed from its arguments. A function with several
+    `tile.kernel`s launches them in order; their device functions are
+    `<function>_0`, `<function>_1`, ... unless another symbol has the name.
 
     The kernel's ABI is the one docs/abi.md describes: a tensor is passed as
     a bare pointer (a rank-0 memref in the global address space, assumed

@@ -367,8 +367,6 @@ private:
     llvm::StringMap<std::shared_ptr<const TensorSpecObject>> annotations;
     std::vector<KernelParam> outputs;
     llvm::SmallVector<llvm::StringRef> constNames;
-    /// Where the function's T.Kernel block is, once there is one.
-    llvm::SMLoc kernelLoc;
   };
   void instantiateKernels(const Module &ast);
   void emitPrimFunc(const FunctionObject &function, llvm::StringRef name,

@@ -71,13 +71,15 @@ struct TensorMapInfo {
   }
 };
 
-struct KernelInfo {
-  std::string name;
-  /// The kernel's name in the binary: `name`, unless the device's assembler
-  /// or libraries take that.
+/// One T.Kernel block of a kernel function: the device function and how it
+/// is launched.
+struct LaunchInfo {
+  /// The device function's name in the binary: the kernel's name, unless
+  /// the function has several blocks or the device's assembler or libraries
+  /// take that name.
   std::string symbol;
-  std::vector<KernelParamInfo> params;
-  /// The tensor maps the kernel takes after its parameters, in order.
+  /// The tensor maps the device function takes after the parameters, in
+  /// order.
   std::vector<TensorMapInfo> tensorMaps;
   /// The grid extents as C expressions over the launch function's
   /// parameters, parameter i written `$i`: "($4 + 127) / 128". The header
@@ -85,18 +87,33 @@ struct KernelInfo {
   /// renaming them touches nothing else of the expression.
   std::string grid[3] = {"1", "1", "1"};
   int64_t threads[3] = {1, 1, 1};
-  /// Dynamic shared memory the kernel needs, in bytes.
+  /// Dynamic shared memory the block needs, in bytes.
   int64_t sharedMemoryBytes = 0;
 
-  /// Whether launching `other` is launching this: the same parameters,
-  /// grid, block and shared memory.
-  bool operator==(const KernelInfo &other) const {
-    for (int i = 0; i < 3; ++i)
-      if (grid[i] != other.grid[i] || threads[i] != other.threads[i])
-        return false;
-    return name == other.name && symbol == other.symbol &&
-           params == other.params && tensorMaps == other.tensorMaps &&
+  /// Whether the grid is `other`'s.
+  bool sameGrid(const LaunchInfo &other) const {
+    return grid[0] == other.grid[0] && grid[1] == other.grid[1] &&
+           grid[2] == other.grid[2];
+  }
+  bool operator==(const LaunchInfo &other) const {
+    return sameGrid(other) && threads[0] == other.threads[0] &&
+           threads[1] == other.threads[1] && threads[2] == other.threads[2] &&
+           symbol == other.symbol && tensorMaps == other.tensorMaps &&
            sharedMemoryBytes == other.sharedMemoryBytes;
+  }
+};
+
+/// A kernel function: one launch function in the header, which launches
+/// the function's T.Kernel blocks one after the other on its stream.
+struct KernelInfo {
+  std::string name;
+  std::vector<KernelParamInfo> params;
+  /// The T.Kernel blocks, in the order they run; at least one.
+  std::vector<LaunchInfo> launches;
+
+  bool operator==(const KernelInfo &other) const {
+    return name == other.name && params == other.params &&
+           launches == other.launches;
   }
 };
 

@@ -130,22 +130,33 @@ void lowerWarpSpecialize(WarpSpecializeOp split, int64_t consumers,
   split.erase();
 }
 
-/// The name of kernel `func` in the binary: its own, unless an assembler or
-/// a device library takes it (PTX reads `_` as no identifier and predefines
-/// `WARP_SZ`; names that begin with `__` are the libraries'), then a name
-/// that no other symbol of the module or of `gpuModule` has.
-std::string getDeviceSymbol(func::FuncOp func, gpu::GPUModuleOp gpuModule) {
+/// The name in the binary of T.Kernel block `index` of the `count` in
+/// kernel function `func`. A function with one block gives it its own name,
+/// unless an assembler or a device library takes it (PTX reads `_` as no
+/// identifier and predefines `WARP_SZ`; names that begin with `__` are the
+/// libraries'). Several blocks are `func_0`, `func_1`, ... where no other
+/// function of the module has those names. Otherwise a name that no other
+/// symbol of the module or of `gpuModule` has.
+std::string getDeviceSymbol(func::FuncOp func, unsigned index, unsigned count,
+                            gpu::GPUModuleOp gpuModule) {
   StringRef name = func.getSymName();
-  if (name != "_" && name != "WARP_SZ" && !name.starts_with("__"))
-    return name.str();
+  std::string base = name.str();
+  if (count > 1)
+    base += "_" + std::to_string(index);
   Operation *module = func->getParentOp();
+  auto isFree = [&](StringRef symbol) {
+    return !SymbolTable::lookupSymbolIn(module, symbol) &&
+           !SymbolTable::lookupSymbolIn(gpuModule, symbol);
+  };
+  if (name != "_" && name != "WARP_SZ" && !name.starts_with("__") &&
+      (count == 1 || isFree(base)))
+    return base;
   for (unsigned attempt = 0;; ++attempt) {
     std::string symbol = "tilec_kernel";
     if (attempt)
       symbol += std::to_string(attempt);
-    symbol += "_" + name.str();
-    if (!SymbolTable::lookupSymbolIn(module, symbol) &&
-        !SymbolTable::lookupSymbolIn(gpuModule, symbol))
+    symbol += "_" + base;
+    if (isFree(symbol))
       return symbol;
   }
 }
@@ -195,8 +206,10 @@ void placePrivateBuffers(gpu::GPUFuncOp gpuFunc) {
 
 class KernelOutliner {
 public:
-  KernelOutliner(func::FuncOp func, KernelOp kernel, gpu::GPUModuleOp gpuModule)
-      : func(func), kernel(kernel), gpuModule(gpuModule) {}
+  KernelOutliner(func::FuncOp func, KernelOp kernel, std::string symbol,
+                 gpu::GPUModuleOp gpuModule)
+      : func(func), kernel(kernel), symbol(std::move(symbol)),
+        gpuModule(gpuModule) {}
 
   LogicalResult run();
 
@@ -208,6 +221,8 @@ private:
 
   func::FuncOp func;
   KernelOp kernel;
+  /// The device function's name.
+  std::string symbol;
   gpu::GPUModuleOp gpuModule;
   IRMapping imported;
 };
@@ -331,8 +346,7 @@ LogicalResult KernelOutliner::run() {
     return failure();
   OpBuilder mb = OpBuilder::atBlockEnd(gpuModule.getBody());
   auto gpuFunc =
-      gpu::GPUFuncOp::create(mb, loc, getDeviceSymbol(func, gpuModule),
-                             mb.getFunctionType(argTypes, {}));
+      gpu::GPUFuncOp::create(mb, loc, symbol, mb.getFunctionType(argTypes, {}));
   gpuFunc->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
                    UnitAttr::get(context));
   // A producer warpgroup comes after the kernel's threads.
@@ -529,11 +543,25 @@ struct ConvertTileToGPUPass
       return;
     gpu::GPUModuleOp gpuModule = getKernelModule(module);
     for (auto [func, kernel] : kernels) {
-      if (!func) {
-        kernel.emitError() << "a kernel must be inside a func.func";
+      if (!func || kernel->getParentOp() != func) {
+        kernel.emitError() << "a kernel must be at the top level of a "
+                              "func.func";
         return signalPassFailure();
       }
-      if (failed(KernelOutliner(func, kernel, gpuModule).run()))
+    }
+    // A function's blocks in order: they launch one after the other.
+    for (auto [i, entry] : llvm::enumerate(kernels)) {
+      auto [func, kernel] = entry;
+      unsigned count = 0, index = 0;
+      for (auto [other, otherKernel] : kernels) {
+        if (other != func)
+          continue;
+        if (otherKernel == kernel)
+          index = count;
+        ++count;
+      }
+      std::string symbol = getDeviceSymbol(func, index, count, gpuModule);
+      if (failed(KernelOutliner(func, kernel, symbol, gpuModule).run()))
         return signalPassFailure();
     }
   }

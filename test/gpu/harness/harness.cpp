@@ -914,6 +914,78 @@ static bool run(Context &ctx) {
   return compare(TEST_NAME, got, want, 2e-3, 1e-2, ctx.seed);
 }
 
+#elif defined(TEST_SPLITKV_DECODE)
+// GQA decode split over the KV cache: O = softmax(Q K^T / sqrt(dim)) V per
+// batch and head, head h reading KV head h / groups, from one launch of
+// two blocks (the partial results, then their combination); against
+// float64 on the CPU. The partial results must be complete too.
+static bool run(Context &ctx) {
+  const int batch = SPLITKV_BATCH, heads = SPLITKV_HEADS,
+            groups = SPLITKV_GROUPS, kv = SPLITKV_SEQLEN_KV, dim = SPLITKV_DIM,
+            splits = SPLITKV_NUM_SPLIT;
+  const int kvHeads = heads / groups;
+  auto input = [&](size_t count) { return roundHalf(ctx.uniform(count)); };
+  std::vector<float> q = input(size_t(batch) * heads * dim),
+                     k = input(size_t(batch) * kv * kvHeads * dim),
+                     v = input(size_t(batch) * kv * kvHeads * dim);
+  Buffer Q(q.size(), 2), K(k.size(), 2), V(v.size(), 2),
+      OPart(size_t(batch) * heads * splits * dim, 4),
+      LsePart(size_t(batch) * heads * splits, 4), O(q.size(), 2);
+  Q.upload(toHalf(q).data());
+  K.upload(toHalf(k).data());
+  V.upload(toHalf(v).data());
+  OPart.poison();
+  LsePart.poison();
+  O.poison();
+  CHECK(LAUNCH(gqa_decode_splitkv, Q.ptr, K.ptr, V.ptr, OPart.ptr, LsePart.ptr,
+               O.ptr));
+  SYNC();
+  std::vector<uint16_t> o(q.size());
+  O.download(o.data());
+  std::vector<float> lse(size_t(batch) * heads * splits);
+  LsePart.download(lse.data());
+  std::vector<double> got, want;
+  const double scale = 1.0 / std::sqrt(double(dim));
+  const int splitLen = kv / splits;
+  std::vector<double> score(kv);
+  for (int b = 0; b < batch; ++b)
+    for (int h = 0; h < heads; ++h) {
+      const float *qRow = &q[(size_t(b) * heads + h) * dim];
+      auto key = [&](const std::vector<float> &t, int j) {
+        return &t[((size_t(b) * kv + j) * kvHeads + h / groups) * dim];
+      };
+      for (int j = 0; j < kv; ++j) {
+        double dot = 0;
+        for (int d = 0; d < dim; ++d)
+          dot += double(qRow[d]) * key(k, j)[d];
+        score[j] = dot * scale;
+      }
+      // Each split's log2-sum-exp2 of its scores, in the kernel's base 2.
+      for (int sp = 0; sp < splits; ++sp) {
+        double max = -INFINITY, sum = 0;
+        for (int j = sp * splitLen; j < (sp + 1) * splitLen; ++j)
+          max = std::max(max, score[j]);
+        for (int j = sp * splitLen; j < (sp + 1) * splitLen; ++j)
+          sum += std::exp(score[j] - max);
+        got.push_back(lse[(size_t(b) * heads + h) * splits + sp]);
+        want.push_back((max + std::log(sum)) / std::log(2.0));
+      }
+      double max = *std::max_element(score.begin(), score.end()), sum = 0;
+      std::vector<double> p(kv);
+      for (int j = 0; j < kv; ++j)
+        sum += (p[j] = std::exp(score[j] - max));
+      for (int d = 0; d < dim; ++d) {
+        double out = 0;
+        for (int j = 0; j < kv; ++j)
+          out += p[j] / sum * key(v, j)[d];
+        got.push_back(halfToFloat(o[(size_t(b) * heads + h) * dim + d]));
+        want.push_back(out);
+      }
+    }
+  // Half-precision probabilities and output.
+  return compare(TEST_NAME, got, want, 2e-3, 1e-2, ctx.seed);
+}
+
 #else
 #error "compile with one TEST_<KIND> macro"
 #endif
