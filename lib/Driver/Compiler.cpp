@@ -453,7 +453,9 @@ describeSignature(func::FuncOp func,
                           : "arg" + std::to_string(i);
     Type type = arg.getType();
     if (auto memref = dyn_cast<MemRefType>(type)) {
-      param.kind = KernelParamInfo::Kind::Tensor;
+      param.kind = func.getArgAttr(i, tile::kWorkspaceAttrName)
+                       ? KernelParamInfo::Kind::Workspace
+                       : KernelParamInfo::Kind::Tensor;
       Type element = memref.getElementType();
       param.elementBytes =
           std::max<unsigned>(1, element.getIntOrFloatBitWidth() / 8);

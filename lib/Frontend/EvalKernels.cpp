@@ -273,6 +273,73 @@ Ref Evaluator::lookupConst(StringRef name, SMLoc loc) {
                         name + "=VALUE");
 }
 
+Ref Evaluator::allocateWorkspace(llvm::ArrayRef<Ref> shape, const DType &dtype,
+                                 SMLoc shapeLoc, SMLoc loc) {
+  if (!currentFunction)
+    return error(loc, "T.alloc_global must be inside a @T.prim_func or "
+                      "@tilelang.jit function");
+  if (inKernel())
+    return error(loc, "T.alloc_global allocates global memory for the whole "
+                      "kernel function; call it outside its T.Kernel "
+                      "blocks");
+  if (!ensureFunction(loc))
+    return poison();
+  mlir::func::FuncOp func = currentFunction->func;
+  // Extents are constants or the function's own dynamic extents, from
+  // which the header sizes the workspace.
+  auto buffer = std::make_shared<BufferObject>();
+  llvm::SmallVector<int64_t> staticShape, dimArgs;
+  bool dynamic = false;
+  for (const Ref &extent : shape) {
+    if (isPoison(extent))
+      return poison();
+    mlir::Value dimValue;
+    if (auto *dim = llvm::dyn_cast<DynamicDimObject>(extent.get())) {
+      auto it = llvm::find_if(currentFunction->dims, [&](const auto &entry) {
+        return entry.first == dim || entry.first->name == dim->name;
+      });
+      if (it == currentFunction->dims.end())
+        return error(shapeLoc, "the extent '" + dim->name +
+                                   "' of T.alloc_global is not the extent "
+                                   "of any tensor parameter of this kernel");
+      dimValue = it->second;
+    } else if (auto *scalar = llvm::dyn_cast<ScalarObject>(extent.get())) {
+      for (const auto &entry : currentFunction->dims)
+        if (entry.second == scalar->value)
+          dimValue = entry.second;
+    }
+    if (dimValue) {
+      staticShape.push_back(mlir::ShapedType::kDynamic);
+      dimArgs.push_back(
+          llvm::cast<mlir::BlockArgument>(dimValue).getArgNumber());
+      buffer->shape.push_back(std::make_shared<ScalarObject>(
+          dimValue, getIndexDType(getContext())));
+      dynamic = true;
+      continue;
+    }
+    std::optional<int64_t> value = getConstInt(extent);
+    if (!value || *value <= 0)
+      return error(shapeLoc, "the extents of T.alloc_global are positive "
+                             "compile-time integers or the kernel's "
+                             "dynamic extents");
+    staticShape.push_back(*value);
+    dimArgs.push_back(-1);
+    buffer->shape.push_back(extent);
+  }
+  if (staticShape.empty())
+    return error(shapeLoc, "a tensor needs at least one dimension");
+  mlir::Value memref = emitter.emitWorkspace(
+      func, staticShape, dtype.type,
+      dynamic ? llvm::ArrayRef<int64_t>(dimArgs) : llvm::ArrayRef<int64_t>(),
+      loc);
+  if (!memref)
+    return poison();
+  buffer->memref = memref;
+  buffer->dtype = dtype;
+  buffer->scope = tile::MemoryScope::Global;
+  return buffer;
+}
+
 Ref Evaluator::declareOutput(std::shared_ptr<const TensorSpecObject> spec,
                              SMLoc loc) {
   if (!currentFunction || !currentFunction->eager)

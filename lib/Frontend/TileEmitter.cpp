@@ -54,6 +54,29 @@ void TileEmitter::setDynamicDims(mlir::func::FuncOp func, unsigned arg,
   func.setArgAttr(arg, "tile.dims", builder.getDenseI64ArrayAttr(dimArgs));
 }
 
+mlir::Value TileEmitter::emitWorkspace(mlir::func::FuncOp func,
+                                       llvm::ArrayRef<int64_t> shape,
+                                       mlir::Type elementType,
+                                       llvm::ArrayRef<int64_t> dimArgs,
+                                       SMLoc loc) {
+  unsigned index = func.getNumArguments();
+  llvm::SmallVector<mlir::NamedAttribute> attrs = {
+      builder.getNamedAttr(tile::kWorkspaceAttrName, builder.getUnitAttr())};
+  if (!dimArgs.empty())
+    attrs.push_back(builder.getNamedAttr(
+        "tile.dims", builder.getDenseI64ArrayAttr(dimArgs)));
+  if (mlir::failed(
+          func.insertArgument(index, mlir::MemRefType::get(shape, elementType),
+                              builder.getDictionaryAttr(attrs), getLoc(loc))))
+    return nullptr;
+  // Named after the variable that holds it, once assigned (nameBuffer).
+  auto names = llvm::to_vector(
+      func->getAttrOfType<mlir::ArrayAttr>("tile.arg_names").getValue());
+  names.push_back(builder.getStringAttr("workspace" + llvm::Twine(index)));
+  func->setAttr("tile.arg_names", builder.getArrayAttr(names));
+  return func.getArgument(index);
+}
+
 void TileEmitter::emitReturn(SMLoc loc) {
   mlir::func::ReturnOp::create(builder, getLoc(loc));
 }
@@ -223,9 +246,22 @@ mlir::Value TileEmitter::emitAllocVar(mlir::Type elementType, mlir::Value init,
 }
 
 void TileEmitter::nameBuffer(mlir::Value memref, StringRef name) {
-  if (mlir::Operation *alloc = memref.getDefiningOp())
+  if (mlir::Operation *alloc = memref.getDefiningOp()) {
     alloc->setLoc(
         mlir::NameLoc::get(builder.getStringAttr(name), alloc->getLoc()));
+    return;
+  }
+  // A workspace buffer: the function's argument takes the name.
+  auto arg = llvm::dyn_cast<mlir::BlockArgument>(memref);
+  auto func =
+      arg ? llvm::dyn_cast<mlir::func::FuncOp>(arg.getOwner()->getParentOp())
+          : nullptr;
+  if (!func || !func.getArgAttr(arg.getArgNumber(), tile::kWorkspaceAttrName))
+    return;
+  auto names = llvm::to_vector(
+      func->getAttrOfType<mlir::ArrayAttr>("tile.arg_names").getValue());
+  names[arg.getArgNumber()] = builder.getStringAttr(name);
+  func->setAttr("tile.arg_names", builder.getArrayAttr(names));
 }
 
 void TileEmitter::emitCopy(const CopyRegion &src, const CopyRegion &dst,

@@ -61,6 +61,27 @@ static Ref tensorSpec(Evaluator &eval, const CallArgs &call, StringRef name) {
   return spec;
 }
 
+/// T.alloc_global(shape, dtype, scope="global"): a buffer in global memory
+/// that the kernel function's blocks share, in the caller's workspace.
+static Ref allocGlobal(Evaluator &eval, const CallArgs &call) {
+  std::optional<Args> args =
+      bindArgs(eval, call, "T.alloc_global", {"shape", "dtype", "scope"}, 2);
+  if (!args)
+    return poison();
+  if (args->has(2)) {
+    auto *scope = llvm::dyn_cast<StrObject>((*args)[2].get());
+    if (!scope || scope->value != "global")
+      return eval.error(args->loc(2), "T.alloc_global takes the scope "
+                                      "'global' only");
+  }
+  std::optional<DType> dtype =
+      eval.getDType((*args)[1], args->loc(1), "the buffer's elements");
+  if (!dtype || isPoison((*args)[0]))
+    return poison();
+  return eval.allocateWorkspace(asSequence((*args)[0]), *dtype, args->loc(0),
+                                call.loc);
+}
+
 /// Whether `name` is a C identifier: ASCII letters, digits and '_', not
 /// starting with a digit.
 static bool isCIdentifier(StringRef name) {
@@ -180,4 +201,5 @@ void tilec::frontend::addTypeBuiltins(ModuleObject &language,
       });
   m["const"] = builtin("T.const", constNames);
   m["empty"] = builtin("T.empty", empty);
+  m["alloc_global"] = builtin("T.alloc_global", allocGlobal);
 }

@@ -127,6 +127,13 @@ std::string substituteParams(StringRef expr,
   return result;
 }
 
+/// Whether `kernel` has workspace buffers (T.alloc_global).
+static bool hasWorkspace(const KernelInfo &kernel) {
+  return any_of(kernel.params, [](const KernelParamInfo &param) {
+    return param.kind == KernelParamInfo::Kind::Workspace;
+  });
+}
+
 class HeaderWriter {
 public:
   explicit HeaderWriter(const ModuleInfo &module)
@@ -201,6 +208,27 @@ private:
   /// `cond` checked, returning invalidValue when it holds.
   void writeReject(const Twine &cond, StringRef comment = {});
 
+  /// `<kernel>_workspace_bytes`, for a kernel with a workspace.
+  void writeWorkspaceBytes(const KernelInfo &kernel, const KernelNames &names);
+  /// Points each workspace buffer at its part of `names.workspace`, after
+  /// allocating it on the stream (or the heap) where the caller passed
+  /// none; sets `cleanupCall` and `cleanupFlag`.
+  void writeWorkspaceParts(const KernelInfo &kernel, const KernelNames &names);
+  /// `if (cond) return value;`, freeing an allocated workspace first,
+  /// indented by `indent`.
+  std::string failIf(StringRef cond, StringRef value, StringRef indent) const {
+    std::string in = indent.str();
+    if (cleanupCall.empty())
+      return in + "if (" + cond.str() + ")\n" + in + "  return " + value.str() +
+             ";\n";
+    return in + "if (" + cond.str() + ") {\n" + in + "  if (" + cleanupFlag +
+           ")\n" + in + "    (void)" + cleanupCall + ";\n" + in + "  return " +
+           value.str() + ";\n" + in + "}\n";
+  }
+  /// What frees the workspace the launch function allocated, and the flag
+  /// that says it did; empty otherwise.
+  std::string cleanupCall, cleanupFlag;
+
   const ModuleInfo &module;
   /// The kernels' part of the header, which the writers above append to.
   std::string kernels;
@@ -237,7 +265,9 @@ void HeaderWriter::write(raw_ostream &out) {
       .set("TILEC_KERNELS", kernels)
       .setFlag("TILEC_HAS_BOOL", needsBool);
   if (host) {
-    header.set("TILEC_RUN_LIST", list).render(headerHost, out);
+    header.set("TILEC_RUN_LIST", list)
+        .setFlag("TILEC_HAS_WORKSPACE", any_of(module.kernels, hasWorkspace))
+        .render(headerHost, out);
     return;
   }
 
@@ -492,6 +522,98 @@ static std::string gridExtent(const KernelInfo &kernel,
   });
 }
 
+/// The workspace's alignment, and that of each buffer in it.
+constexpr int64_t workspaceAlignment = 256;
+
+/// The bytes workspace buffer `param` takes, rounded up to the workspace's
+/// alignment, as a C expression of type uint64_t.
+static std::string workspacePartBytes(const KernelParamInfo &param,
+                                      const KernelNames &names) {
+  uint64_t staticBytes = param.elementBytes;
+  std::string dynamicExtents;
+  for (int64_t extent : param.shape) {
+    if (extent >= 0)
+      staticBytes *= uint64_t(extent);
+    else
+      dynamicExtents += " * (uint64_t)" + names.params[-extent - 1];
+  }
+  if (dynamicExtents.empty())
+    return "(uint64_t)" +
+           std::to_string(alignTo(staticBytes, workspaceAlignment));
+  return "((uint64_t)" + std::to_string(staticBytes) + dynamicExtents + " + " +
+         std::to_string(workspaceAlignment - 1) + ") / " +
+         std::to_string(workspaceAlignment) + " * " +
+         std::to_string(workspaceAlignment);
+}
+
+void HeaderWriter::writeWorkspaceBytes(const KernelInfo &kernel,
+                                       const KernelNames &names) {
+  SmallVector<std::string> parts, dims, checks;
+  for (auto [i, param] : enumerate(kernel.params)) {
+    if (param.kind == KernelParamInfo::Kind::Workspace)
+      parts.push_back(workspacePartBytes(param, names));
+    if (param.kind == KernelParamInfo::Kind::Dim) {
+      dims.push_back("int64_t " + names.params[i]);
+      checks.push_back(names.params[i] + " < 1 || " + names.params[i] +
+                       " > INT32_MAX");
+    }
+  }
+  os << "/* The bytes of " << kernel.name
+     << "'s workspace for these extents (0 for an extent\n"
+        " * outside [1, INT32_MAX]). */\n";
+  os << "static inline size_t " << kernel.name << "_workspace_bytes("
+     << (dims.empty() ? std::string("void") : join(dims, ", ")) << ") {\n";
+  if (!checks.empty())
+    os << "  if (" << join(checks, " ||\n      ") << ")\n    return 0;\n";
+  os << "  return (size_t)(" << join(parts, " +\n                   ")
+     << ");\n}\n\n";
+}
+
+void HeaderWriter::writeWorkspaceParts(const KernelInfo &kernel,
+                                       const KernelNames &names) {
+  SmallVector<std::string> dims;
+  for (auto [i, param] : enumerate(kernel.params))
+    if (param.kind == KernelParamInfo::Kind::Dim)
+      dims.push_back(names.params[i]);
+  std::string bytes =
+      kernel.name + "_workspace_bytes(" + join(dims, ", ") + ")";
+  const std::string &workspace = names.workspace;
+  cleanupFlag = names.ownsWorkspace;
+  os << "  /* No workspace given: one for this " << (host ? "run" : "launch")
+     << ". */\n";
+  if (host) {
+    os << "  if (" << workspace << " == NULL) {\n";
+    os << "    " << workspace << " = malloc(" << bytes << ");\n";
+    os << "    if (" << workspace << " == NULL)\n";
+    os << "      return TILEC_HOST_OUT_OF_MEMORY;\n";
+    os << "    " << names.ownsWorkspace << " = 1;\n  }\n";
+    cleanupCall = "free(" + workspace + ")";
+  } else {
+    StringRef alloc = hip ? "hipMallocAsync" : "cuMemAllocAsync";
+    StringRef free = hip ? "hipFreeAsync" : "cuMemFreeAsync";
+    os << "  if (" << workspace << (hip ? " == NULL" : " == 0") << ") {\n";
+    os << "    " << names.err << " = " << alloc << "(&" << workspace << ", "
+       << bytes << ", stream);\n";
+    os << "    if (" << names.err << " != " << api.success << ")\n";
+    os << "      return " << names.err << ";\n";
+    os << "    " << names.ownsWorkspace << " = 1;\n  }\n";
+    cleanupCall = free.str() + "(" + workspace + ", stream)";
+  }
+  std::string offset;
+  for (auto [i, param] : enumerate(kernel.params)) {
+    if (param.kind != KernelParamInfo::Kind::Workspace)
+      continue;
+    os << "  " << names.params[i] << " = ";
+    if (hip || host)
+      os << "(void *)((char *)" << workspace
+         << (offset.empty() ? "" : " + " + offset) << ");\n";
+    else
+      os << workspace << (offset.empty() ? "" : " + " + offset) << ";\n";
+    std::string part = workspacePartBytes(param, names);
+    offset = offset.empty() ? part : offset + " +\n      " + part;
+  }
+}
+
 void HeaderWriter::writeParamsComment(const KernelInfo &kernel,
                                       const KernelNames &names) {
   os << "/*\n * " << kernel.name << "\n";
@@ -513,9 +635,21 @@ void HeaderWriter::writeParamsComment(const KernelInfo &kernel,
     case KernelParamInfo::Kind::Dim:
       os << "dynamic extent in [1, INT32_MAX]";
       break;
+    case KernelParamInfo::Kind::Workspace:
+      os << commentText(param.cType) << shapeText(param, names)
+         << ", in the workspace";
+      break;
     }
     os << "\n";
   }
+  if (hasWorkspace(kernel))
+    os << " *   " << names.workspace << ": " << workspaceAlignment
+       << "-byte aligned memory of " << kernel.name
+       << "_workspace_bytes() bytes,\n"
+          " *     or "
+       << (hip || host ? "NULL" : "0") << " to have one "
+       << (host ? "allocated" : "allocated on the stream") << " for this "
+       << (host ? "run" : "launch") << "\n";
   auto writeGrid = [&](const LaunchInfo &launch) {
     os << "(";
     for (int d = 0; d < 3; ++d)
@@ -598,6 +732,9 @@ void HeaderWriter::writeKernel(const KernelInfo &kernel, unsigned index) {
     return names.grid + "[" + std::to_string(3 * l + d) + "]";
   };
 
+  bool workspace = hasWorkspace(kernel);
+  if (workspace)
+    writeWorkspaceBytes(kernel, names);
   writeKernelComment(kernel, index, names);
   // The launch's macros, where the function has one block and every image
   // launches it alike.
@@ -629,9 +766,15 @@ void HeaderWriter::writeKernel(const KernelInfo &kernel, unsigned index) {
     case KernelParamInfo::Kind::Dim:
       type = "int64_t ";
       break;
+    case KernelParamInfo::Kind::Workspace:
+      continue;
     }
     declarations.push_back(type + names.params[i]);
   }
+  std::string tensorType =
+      api.tensor.str() + (api.tensor.ends_with("*") ? "" : " ");
+  if (workspace)
+    declarations.push_back(tensorType + names.workspace);
   std::string line =
       "static inline " + api.result.str() + " " + kernel.name + "_launch(";
   for (auto [i, declaration] : enumerate(declarations)) {
@@ -670,6 +813,11 @@ void HeaderWriter::writeKernel(const KernelInfo &kernel, unsigned index) {
   bool multi = module.images.size() > 1;
   if (multi)
     os << "  unsigned " << names.image << ";\n";
+  for (auto [i, param] : enumerate(params))
+    if (param.kind == KernelParamInfo::Kind::Workspace)
+      os << "  " << tensorType << names.params[i] << ";\n";
+  if (workspace)
+    os << "  int " << names.ownsWorkspace << " = 0;\n";
   os << "  " << api.result << " " << names.err << ";\n";
 
   // Everything that can fail comes before the first launch, so that a
@@ -687,6 +835,9 @@ void HeaderWriter::writeKernel(const KernelInfo &kernel, unsigned index) {
     os << "  if (" << names.err << " != " << api.success << ")\n";
     os << "    return " << names.err << ";\n";
   }
+  cleanupCall.clear();
+  if (workspace)
+    writeWorkspaceParts(kernel, names);
   if (!variant) {
     writeTensorMaps(kernel, names, os);
   } else {
@@ -760,7 +911,7 @@ void HeaderWriter::writeKernel(const KernelInfo &kernel, unsigned index) {
         return get(kernelIn(index, i).launches[l]);
       });
     };
-    bool last = l + 1 == numLaunches;
+    bool last = l + 1 == numLaunches && !workspace;
     os << "  " << (last ? "return " : names.err + " = ") << api.launchKernel
        << "(\n";
     os << "      " << function(l) << ", (unsigned)" << grid(l, 0)
@@ -772,11 +923,19 @@ void HeaderWriter::writeKernel(const KernelInfo &kernel, unsigned index) {
        << launchValue([](const LaunchInfo &k) { return k.sharedMemoryBytes; })
        << ", stream, " << (numArgs ? names.args : std::string("NULL"))
        << ", NULL);\n";
-    if (!last) {
-      os << "  if (" << names.err << " != " << api.success << ")\n";
-      os << "    return " << names.err << ";\n";
-    }
+    if (!last && l + 1 != numLaunches)
+      os << failIf(names.err + " != " + api.success.str(), names.err, "  ");
   }
+  if (workspace) {
+    // Freed in stream order, after the blocks that use it.
+    os << failIf(names.err + " != " + api.success.str(), names.err, "  ");
+    os << "  if (" << names.ownsWorkspace << ")\n";
+    os << "    " << names.err << " = "
+       << (hip ? "hipFreeAsync" : "cuMemFreeAsync") << "(" << names.workspace
+       << ", stream);\n";
+    os << "  return " << names.err << ";\n";
+  }
+  cleanupCall.clear();
   os << "}\n\n";
 }
 
@@ -792,6 +951,7 @@ void HeaderWriter::writeHostKernel(const KernelInfo &kernel) {
   auto cType = [&](const KernelParamInfo &param) -> std::string {
     switch (param.kind) {
     case KernelParamInfo::Kind::Tensor:
+    case KernelParamInfo::Kind::Workspace:
       return "void *";
     case KernelParamInfo::Kind::Scalar:
       return param.cType;
@@ -815,24 +975,41 @@ void HeaderWriter::writeHostKernel(const KernelInfo &kernel) {
       line += none.str() + close.str();
     os << line << "\n";
   };
+  bool workspace = hasWorkspace(kernel);
   SmallVector<std::string> types, declarations, arguments;
   for (auto [i, param] : enumerate(params)) {
     std::string type = cType(param);
     types.push_back(type);
-    declarations.push_back(type + (StringRef(type).ends_with("*") ? "" : " ") +
-                           names.params[i]);
+    if (param.kind != KernelParamInfo::Kind::Workspace)
+      declarations.push_back(
+          type + (StringRef(type).ends_with("*") ? "" : " ") + names.params[i]);
     arguments.push_back(names.params[i]);
   }
+  if (workspace)
+    declarations.push_back("void *" + names.workspace);
   wrap("void " + naming.hostSymbol(kernel) + "(", types, ");");
+  if (workspace)
+    writeWorkspaceBytes(kernel, names);
   wrap("static inline int " + kernel.name + "_run(", declarations, ") {");
   os << "  int64_t " << names.grid << "[" << 3 * kernel.launches.size()
      << "];\n";
+  for (auto [i, param] : enumerate(params))
+    if (param.kind == KernelParamInfo::Kind::Workspace)
+      os << "  void *" << names.params[i] << ";\n";
+  if (workspace)
+    os << "  int " << names.ownsWorkspace << " = 0;\n";
   writeArgumentChecks(kernel, names);
   // The grids a GPU refuses are refused here too: a program that runs on
   // the host runs on the GPU.
   writeGridChecks(kernel, names);
   os << "  (void)" << names.grid << ";\n";
+  cleanupCall.clear();
+  if (workspace)
+    writeWorkspaceParts(kernel, names);
   wrap("  " + naming.hostSymbol(kernel) + "(", arguments, ");", "");
+  if (workspace)
+    os << "  if (" << names.ownsWorkspace << ")\n    " << cleanupCall << ";\n";
+  cleanupCall.clear();
   os << "  return TILEC_HOST_SUCCESS;\n}\n\n";
 }
 
@@ -892,7 +1069,8 @@ void HeaderWriter::writeArgumentChecks(const KernelInfo &kernel,
   // without overflow. Tensors of the same shape share a check.
   SmallVector<std::pair<std::string, std::string>> countChecks;
   for (auto [i, param] : enumerate(params)) {
-    if (param.kind != KernelParamInfo::Kind::Tensor)
+    if (param.kind != KernelParamInfo::Kind::Tensor &&
+        param.kind != KernelParamInfo::Kind::Workspace)
       continue;
     uint64_t staticCount = 1;
     SmallVector<StringRef> dynamicExtents;
@@ -935,6 +1113,11 @@ void HeaderWriter::writeArgumentChecks(const KernelInfo &kernel,
   }
   for (const auto &[cond, tensors] : countChecks)
     writeReject(cond, tensors + " elements");
+
+  // A workspace given: its alignment (none given: one is allocated).
+  if (hasWorkspace(kernel))
+    writeReject((hip || host ? "(uintptr_t)" : "") + names.workspace + " % " +
+                std::to_string(workspaceAlignment) + " != 0");
 }
 
 /// Encodes the kernel's tensor maps from the tensors' addresses and shapes.
@@ -999,10 +1182,10 @@ void HeaderWriter::writeTensorMaps(const KernelInfo &kernel,
     if (dynamic) {
       os << "    /* TMA needs strides that are multiples of 16 bytes. */\n";
       for (size_t k = 0; k + 1 < rank; ++k)
-        os << "    if (" << names.mapStrides << "[" << k << "] % 16 != 0 || "
-           << names.mapStrides << "[" << k
-           << "] >= ((cuuint64_t)1 << 40))\n      return " << api.invalidValue
-           << ";\n";
+        os << failIf(names.mapStrides + "[" + std::to_string(k) +
+                         "] % 16 != 0 || " + names.mapStrides + "[" +
+                         std::to_string(k) + "] >= ((cuuint64_t)1 << 40)",
+                     api.invalidValue, "    ");
     }
     int swizzle = map.swizzle == 128  ? 3
                   : map.swizzle == 64 ? 2
@@ -1017,8 +1200,7 @@ void HeaderWriter::writeTensorMaps(const KernelInfo &kernel,
        << ",\n";
     os << "        CU_TENSOR_MAP_L2_PROMOTION_L2_256B, "
           "CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);\n";
-    os << "    if (" << names.err << " != CUDA_SUCCESS)\n";
-    os << "      return " << names.err << ";\n";
+    os << failIf(names.err + " != CUDA_SUCCESS", names.err, "    ");
     os << "  }\n";
   }
 }

@@ -119,6 +119,7 @@ HeaderNames::HeaderNames(const ModuleInfo &module) : module(module) {
   for (const KernelInfo &kernel : module.kernels) {
     ownNames.insert(kernel.name + "_launch");
     ownNames.insert(kernel.name + "_run");
+    ownNames.insert(kernel.name + "_workspace_bytes");
     ownNames.insert(hostSymbol(kernel));
   }
 }
@@ -196,5 +197,11 @@ KernelNames HeaderNames::nameKernel(const KernelInfo &kernel) const {
   }
   if (module.images.size() > 1)
     names.image = local("image");
+  if (any_of(kernel.params, [](const KernelParamInfo &param) {
+        return param.kind == KernelParamInfo::Kind::Workspace;
+      })) {
+    names.workspace = local("workspace");
+    names.ownsWorkspace = local("owned");
+  }
   return names;
 }

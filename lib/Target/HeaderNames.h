@@ -28,6 +28,9 @@ struct KernelNames {
   std::string maps, mapDims, mapStrides, mapBox, mapSteps;
   /// The loaded image, in a header with several.
   std::string image;
+  /// The workspace pointer parameter, and whether the launch allocated it,
+  /// in a kernel with a workspace.
+  std::string workspace, ownsWorkspace;
 };
 
 /// The names of one module's header.

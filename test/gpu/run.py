@@ -368,6 +368,11 @@ def configs():
                                                     "gqa_decode_splitkv.tile"),
                 splitkv, "SPLITKV_DECODE",
                 {f"SPLITKV_{k.upper()}": v for k, v in splitkv.items()}))
+    # T.alloc_global buffers of two blocks, in a workspace allocated by the
+    # launch and in one the caller gives.
+    for m in (77, 1000):
+        out.append((f"workspace_{m}", kernel("workspace"), {}, "WORKSPACE",
+                    {"M": m}))
     out.append(("control", kernel("control"), {}, "CONTROL", {}))
     out.append(("control_fast_math", kernel("control"), {}, "CONTROL", {},
                 ["--fast-math"]))

@@ -118,12 +118,16 @@ ModuleInfo makeGemmModule(Runtime runtime) {
   scale.launches[0].threads[2] = 4;
   scale.launches[0].sharedMemoryBytes = 4096;
 
-  // Split-KV decode: partial results per split, then their combination.
-  // The first block's grid grows with n; the second's is fixed.
+  // Split-KV decode: partial results per split, then their combination,
+  // through a workspace of two buffers. The first block's grid grows with
+  // n; the second's is fixed.
   KernelInfo decode;
   decode.name = "decode";
+  KernelParamInfo lse = tensor("lse", "float", 4, 16, {dimRef(1), 4}),
+                  part = tensor("part", "float", 4, 16, {64, 4, 128});
+  lse.kind = part.kind = Kind::Workspace;
   decode.params = {tensor("K", "uint16_t", 2, 16, {dimRef(1), 128}), dim("n"),
-                   tensor("O", "float", 4, 16, {64, 128})};
+                   tensor("O", "float", 4, 16, {64, 128}), lse, part};
   LaunchInfo &split = decode.launches.emplace_back();
   split.symbol = "decode_0";
   split.grid[0] = "($1 + 8191) / 8192";
@@ -389,6 +393,21 @@ TEST(HeaderGenTest, SeveralBlocksLaunchInOrderAfterEveryCheck) {
                              "dynamic shared memory, 1 tensor map\n"
                              " *   2. block (256, 1, 1), 0 bytes of dynamic "
                              "shared memory\n"));
+  EXPECT_TRUE(contains(body, " *   lse: float[n, 4], in the workspace\n"
+                             " *   part: float[64, 4, 128], in the "
+                             "workspace\n"
+                             " *   workspace: 256-byte aligned memory of "
+                             "decode_workspace_bytes() bytes,\n"));
+  EXPECT_TRUE(contains(text, "static inline size_t decode_workspace_bytes("
+                             "int64_t n) {\n"
+                             "  if (n < 1 || n > INT32_MAX)\n    return 0;\n"
+                             "  return (size_t)(((uint64_t)16 * (uint64_t)n "
+                             "+ 255) / 256 * 256 +\n"
+                             "                   (uint64_t)131072);\n}\n"));
+  EXPECT_TRUE(contains(joinWrapped(text),
+                       "static inline CUresult decode_launch(CUstream "
+                       "stream, CUdeviceptr K, int64_t n, CUdeviceptr O, "
+                       "CUdeviceptr workspace) {"));
   // No launch macros: they would describe one block of two.
   EXPECT_FALSE(contains(text, "decode_THREADS_X"));
   // Every check, the loading of both functions and the tensor maps come
@@ -396,24 +415,39 @@ TEST(HeaderGenTest, SeveralBlocksLaunchInOrderAfterEveryCheck) {
   // the module's table.
   const char *const steps[] = {
       "  CUfunction function[2];\n  int64_t grid[6];\n  int32_t dims[1];\n"
-      "  void *args[4];\n  CUtensorMap maps[1];\n",
+      "  void *args[6];\n  CUtensorMap maps[1];\n  CUdeviceptr lse;\n"
+      "  CUdeviceptr part;\n  int owned = 0;\n",
       "  if (K == 0 || K % 16 != 0)\n",
+      "  if (n > INT32_MAX / 128) /* K elements */\n",
+      "  if (workspace % 256 != 0)\n",
       "  grid[3] = 64;\n  grid[4] = 1;\n  grid[5] = 1;\n",
       "  if (grid[0] < 1 || grid[0] > 2147483647)\n"
       "    return CUDA_ERROR_INVALID_VALUE;\n",
       "  err = gemm_function_(2, &function[0]);\n",
       "  err = gemm_function_(3, &function[1]);\n",
+      // The workspace: allocated on the stream when none is given, freed
+      // after the blocks, or where something fails.
+      "  if (workspace == 0) {\n"
+      "    err = cuMemAllocAsync(&workspace, decode_workspace_bytes(n), "
+      "stream);\n",
+      "  lse = workspace;\n"
+      "  part = workspace + ((uint64_t)16 * (uint64_t)n + 255) / 256 * 256;\n",
       "  /* Tensor map 0: K in boxes of [64, 128], 128-byte swizzle. */\n",
-      "  args[3] = &maps[0];\n"
+      "    if (err != CUDA_SUCCESS) {\n      if (owned)\n"
+      "        (void)cuMemFreeAsync(workspace, stream);\n"
+      "      return err;\n    }\n",
+      "  args[3] = &lse;\n  args[4] = &part;\n  args[5] = &maps[0];\n"
       "  err = cuLaunchKernel(\n"
       "      function[0], (unsigned)grid[0], (unsigned)grid[1], "
       "(unsigned)grid[2],\n"
       "      128, 1, 1, 65536, stream, args, NULL);\n"
-      "  if (err != CUDA_SUCCESS)\n    return err;\n",
-      "  return cuLaunchKernel(\n"
+      "  if (err != CUDA_SUCCESS) {\n",
+      "  err = cuLaunchKernel(\n"
       "      function[1], (unsigned)grid[3], (unsigned)grid[4], "
       "(unsigned)grid[5],\n"
-      "      256, 1, 1, 0, stream, args, NULL);\n}\n",
+      "      256, 1, 1, 0, stream, args, NULL);\n",
+      "  if (owned)\n    err = cuMemFreeAsync(workspace, stream);\n"
+      "  return err;\n}\n",
   };
   size_t last = 0;
   for (const char *step : steps) {
@@ -660,7 +694,7 @@ TEST(HeaderGenTest, SeveralTargetsPickTheDevicesBinary) {
   size_t encode = position(decode, "  if (image == 1) {\n"
                                    "    /* Tensor map 0: K in boxes of");
   size_t pass = position(decode, "  if (image == 1) {\n"
-                                 "    args[3] = &maps[0];\n  }\n"
+                                 "    args[5] = &maps[0];\n  }\n"
                                  "  err = cuLaunchKernel(\n"
                                  "      function[0],");
   EXPECT_NE(encode, std::string::npos);
@@ -744,7 +778,7 @@ TEST(HeaderGenTest, NoParameterTakesANameOfTheHeader) {
       "gcnArchName", "grid",    "i",          "image",     "index",
       "major",       "map_box", "map_dims",   "map_steps", "map_strides",
       "maps",        "minor",   "module",     "out",       "properties",
-      "stream",      "align",   "aligned"};
+      "stream",      "align",   "aligned",    "owned",     "workspace"};
   for (Runtime runtime : {Runtime::CUDA, Runtime::HIP, Runtime::Host}) {
     ModuleInfo module = makeMultiTargetModule(runtime);
     StringSet<> names = identifiersOf(render(module));
@@ -851,7 +885,8 @@ TEST(HeaderGenTest, NothingOfTheTemplatesIsLeft) {
         StringRef id =
             rest.take_while([](char c) { return isAlnum(c) || c == '_'; });
         EXPECT_TRUE(id == guard || id == "TILEC_HOST_SUCCESS" ||
-                    id == "TILEC_HOST_INVALID_VALUE")
+                    id == "TILEC_HOST_INVALID_VALUE" ||
+                    id == "TILEC_HOST_OUT_OF_MEMORY")
             << id.str() << " in " << module.prefix;
         rest = rest.drop_front(id.size());
       }
@@ -973,8 +1008,13 @@ std::string callEverything(const ModuleInfo &module, StringRef header) {
      << "_load() != " << (hip ? "hipSuccess" : "CUDA_SUCCESS") << ";\n";
   for (const KernelInfo &kernel : module.kernels) {
     os << "  failures += " << kernel.name << "_launch(0";
-    for (size_t i = 0; i < kernel.params.size(); ++i)
+    // One argument per parameter, workspace buffers taking one in all.
+    bool workspace = false;
+    for (const KernelParamInfo &param : kernel.params) {
+      if (param.kind == Kind::Workspace && std::exchange(workspace, true))
+        continue;
       os << ", 0";
+    }
     os << ") != " << (hip ? "hipSuccess" : "CUDA_SUCCESS") << ";\n";
   }
   os << "  failures += " << module.prefix
@@ -1081,9 +1121,12 @@ int main(void) {
   expect(scale_launch(0, p, 100, 1.0, 1, 2, 3, 1, p + 4), invalid,
          "Y misaligned");
   expect(scale_launch(0, p, 100, 1.0, 1, 2, 3, 1, p), driver, "scale");
-  expect(decode_launch(0, p, 8192, p), driver, "decode");
-  expect(decode_launch(0, p + 8, 8192, p), invalid, "decode: K misaligned");
-  expect(decode_launch(0, p, 8192, p + 4), invalid, "decode: O misaligned");
+  expect(decode_launch(0, p, 8192, p, 0), driver, "decode");
+  expect(decode_launch(0, p, 8192, p, p), driver, "decode, workspace given");
+  expect(decode_launch(0, p + 8, 8192, p, 0), invalid, "decode: K misaligned");
+  expect(decode_launch(0, p, 8192, p + 4, 0), invalid, "decode: O misaligned");
+  expect(decode_launch(0, p, 8192, p, p + 16), invalid,
+         "decode: workspace misaligned");
   /* grid[1] is `class`. */
   expect(keywords_launch(0, p, 64, 0, 0, 65536, p, 0.0f, 0, 0, 0), invalid,
          "grid y > 65535");
@@ -1134,8 +1177,11 @@ void edge_host_keywords_(void *a, int64_t b, int8_t c, int32_t d, int64_t e,
       (void)i, (void)j;
   ++calls;
 }
-void gemm_host_decode_(void *k, int64_t n, void *o) {
+static void *lastLse, *lastPart;
+void gemm_host_decode_(void *k, int64_t n, void *o, void *lse, void *part) {
   (void)k, (void)n, (void)o;
+  lastLse = lse;
+  lastPart = part;
   ++calls;
 }
 void edge_host_noop_(void) { ++calls; }
@@ -1154,6 +1200,8 @@ static void expect(int got, int want, const char *what) {
 
 int main(void) {
   static float buffer[64] __attribute__((aligned(16)));
+  /* decode's workspace at n = 8192. */
+  static char space[8192 * 4 * 4 + 131072] __attribute__((aligned(256)));
   char *p = (char *)buffer;
   const int invalid = TILEC_HOST_INVALID_VALUE, ok = TILEC_HOST_SUCCESS;
   expect(gemm_main_run(0, p, p, 1.0f, 128, 128), invalid, "null");
@@ -1170,8 +1218,21 @@ int main(void) {
   expect(gemm_main_run(p, p, p, 1.0f, 8388480, 1), ok, "grid y = 65535");
   expect(scale_run(p, 100, 1.0, 1, 2, 3, 1, p + 4), invalid, "Y misaligned");
   expect(scale_run(p, 100, 1.0, 1, 2, 3, 1, p), ok, "scale");
-  expect(decode_run(p, 8192, p), ok, "decode");
-  expect(decode_run(p, 0, p), invalid, "decode: n = 0");
+  /* The workspace's parts: lse's 8192 * 4 floats, then part. */
+  expect(decode_run(p, 8192, p, NULL), ok, "decode, workspace allocated");
+  if ((char *)lastPart - (char *)lastLse != 8192 * 4 * 4) {
+    printf("decode: part is %ld bytes after lse\n",
+           (long)((char *)lastPart - (char *)lastLse));
+    ++failures;
+  }
+  expect(decode_run(p, 8192, p, space), ok, "decode, workspace given");
+  if (lastLse != (void *)space) {
+    printf("decode: lse is not the workspace given\n");
+    ++failures;
+  }
+  expect(decode_run(p, 0, p, NULL), invalid, "decode: n = 0");
+  expect(decode_run(p, 8192, p, space + 16), invalid,
+         "decode: workspace misaligned");
   expect(keywords_run(p, 64, 0, 0, 65536, p, 0.0f, 0, 0, 0), invalid,
          "grid y > 65535");
   expect(huge_run(p), invalid, "2^32 elements");

@@ -249,6 +249,11 @@ public:
 
   /// The `T.const` names of an eager kernel: their -D values.
   Ref lookupConst(llvm::StringRef name, llvm::SMLoc loc);
+  /// Allocates a buffer of the kernel function's workspace
+  /// (`T.alloc_global`): a trailing argument that the header carves out of
+  /// the caller's workspace pointer.
+  Ref allocateWorkspace(llvm::ArrayRef<Ref> shape, const DType &dtype,
+                        llvm::SMLoc shapeLoc, llvm::SMLoc loc);
   /// Declares an output tensor of an eager kernel (`T.empty`).
   Ref declareOutput(std::shared_ptr<const TensorSpecObject> spec,
                     llvm::SMLoc loc);

@@ -57,6 +57,13 @@ public:
   /// argument `arg` (-1 for a static extent).
   void setDynamicDims(mlir::func::FuncOp func, unsigned arg,
                       llvm::ArrayRef<int64_t> dimArgs);
+  /// Appends a workspace buffer (T.alloc_global) of `shape` to `func`'s
+  /// arguments, marked `tile.workspace`; `dimArgs` as for setDynamicDims,
+  /// empty for a static shape. Null where the signature cannot take it.
+  mlir::Value emitWorkspace(mlir::func::FuncOp func,
+                            llvm::ArrayRef<int64_t> shape,
+                            mlir::Type elementType,
+                            llvm::ArrayRef<int64_t> dimArgs, llvm::SMLoc loc);
   /// The return that ends a kernel function's body.
   void emitReturn(llvm::SMLoc loc);
 

@@ -30,6 +30,10 @@ struct KernelParamInfo {
     /// The run-time extent of a T.dynamic dimension. The launch function
     /// takes it as int64_t; the kernel receives it as int32_t.
     Dim,
+    /// A buffer of the kernel function's workspace (T.alloc_global), after
+    /// every other parameter. The launch function takes one `workspace`
+    /// pointer instead and passes each buffer its part of it.
+    Workspace,
   };
   Kind kind = Kind::Tensor;
   /// The .tile name; a valid C identifier. The header renames it where C
@@ -38,7 +42,7 @@ struct KernelParamInfo {
   /// Scalars: the C type ("float", "int32_t", "uint16_t" for 16-bit floats,
   /// ...). Tensors: the C element type, for documentation.
   std::string cType;
-  /// Tensors: the element size in bytes.
+  /// Tensors and workspace buffers: the element size in bytes.
   unsigned elementBytes = 0;
   /// Tensors: the byte alignment the kernel assumes for the pointer.
   unsigned alignment = 1;

@@ -158,6 +158,7 @@ LogicalResult HostLowering::lowerSignature() {
       arg.replaceAllUsesExcept(shaped, view->getDefiningOp());
       argTypes.push_back(pointerType);
       func.removeArgAttr(i, "tile.dims");
+      func.removeArgAttr(i, kWorkspaceAttrName);
       func.setArgAttr(i, "llvm.noalias", UnitAttr::get(context));
       continue;
     }

@@ -129,6 +129,16 @@ func.func private @dims(f32 {tile.dims = array<i64: 1>}, index)
 
 // -----
 
+// expected-error@+1 {{'tile.workspace' is a unit attribute on a memref argument of a function}}
+func.func private @workspace(f32 {tile.workspace})
+
+// -----
+
+// expected-error@+1 {{'tile.workspace' is a unit attribute on a memref argument of a function}}
+func.func private @workspace(memref<4xf32> {tile.workspace = 1 : i64})
+
+// -----
+
 // expected-error@+1 {{unknown tile attribute 'tile.other' on an argument}}
 func.func private @dims(f32 {tile.other})
 

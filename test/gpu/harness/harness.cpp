@@ -986,6 +986,64 @@ static bool run(Context &ctx) {
   return compare(TEST_NAME, got, want, 2e-3, 1e-2, ctx.seed);
 }
 
+#elif defined(TEST_WORKSPACE)
+// Row sums and maxima through T.alloc_global buffers shared by two
+// T.Kernel blocks, in a workspace the launch allocates (none given), then
+// in one the caller gives, poisoned; a misaligned one is refused.
+static bool run(Context &ctx) {
+  const int m = TEST_M, n = 300;
+  std::vector<float> x = ctx.uniform(size_t(m) * n);
+  Buffer X(x.size(), 4), Y(m, 4), Z(m, 4);
+  X.upload(x.data());
+  std::vector<double> want;
+  for (int r = 0; r < m; ++r) {
+    double sum = 0;
+    for (int c = 0; c < n; ++c)
+      sum += x[size_t(r) * n + c];
+    want.push_back(sum);
+  }
+  for (int r = 0; r < m; ++r)
+    want.push_back(*std::max_element(&x[size_t(r) * n], &x[size_t(r) * n] + n));
+  auto results = [&] {
+    std::vector<float> y(m), z(m);
+    Y.download(y.data());
+    Z.download(z.data());
+    std::vector<double> got = widen(y);
+    got.insert(got.end(), z.begin(), z.end());
+    return got;
+  };
+  Y.poison();
+  Z.poison();
+  CHECK(LAUNCH(row_stats, X.ptr, Y.ptr, Z.ptr, m, 0));
+  SYNC();
+  bool ok = compare((std::string(TEST_NAME) + " allocated").c_str(), results(),
+                    want, 1e-5, 1e-5, ctx.seed);
+
+  // 3 * m floats of sums and of maxima, each part rounded up to 256 bytes.
+  const size_t part = (size_t(m) * 3 * 4 + 255) / 256 * 256;
+  const size_t bytes = row_stats_workspace_bytes(m);
+  if (bytes != 2 * part) {
+    std::printf("FAIL %s: row_stats_workspace_bytes(%d) is %zu, want %zu\n",
+                TEST_NAME, m, bytes, 2 * part);
+    ok = false;
+  }
+  Buffer W(bytes + 256, 1);
+  W.poison();
+  Y.poison();
+  Z.poison();
+  CHECK(LAUNCH(row_stats, X.ptr, Y.ptr, Z.ptr, m, W.ptr));
+  SYNC();
+  ok = compare((std::string(TEST_NAME) + " given").c_str(), results(), want,
+               1e-5, 1e-5, ctx.seed) &&
+       ok;
+  if (LAUNCH(row_stats, X.ptr, Y.ptr, Z.ptr, m, W.ptr + 16) != INVALID_VALUE) {
+    std::printf("FAIL %s: a workspace 16 bytes off 256 was not refused\n",
+                TEST_NAME);
+    ok = false;
+  }
+  return ok;
+}
+
 #else
 #error "compile with one TEST_<KIND> macro"
 #endif

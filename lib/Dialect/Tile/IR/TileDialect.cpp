@@ -121,6 +121,15 @@ LogicalResult TileDialect::verifyRegionArgAttribute(Operation *op,
                                                     NamedAttribute attr) {
   if (attr.getName() == "tile.tensor_map")
     return verifyTensorMapArgAttribute(op, regionIndex, argIndex, attr);
+  if (attr.getName() == kWorkspaceAttrName) {
+    auto function = dyn_cast<FunctionOpInterface>(op);
+    if (!function || regionIndex != 0 || !isa<UnitAttr>(attr.getValue()) ||
+        !isa<MemRefType>(function.getArgumentTypes()[argIndex]))
+      return op->emitError() << "'" << kWorkspaceAttrName
+                             << "' is a unit attribute on a memref argument "
+                                "of a function";
+    return success();
+  }
   if (attr.getName() != "tile.dims")
     return op->emitError() << "unknown tile attribute '"
                            << attr.getName().getValue() << "' on an argument";

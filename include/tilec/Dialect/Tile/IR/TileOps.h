@@ -23,6 +23,11 @@ namespace tilec::tile {
 /// The alignment, in bytes, of a tensor argument's pointer: the widest
 /// vector access. The generated header checks it before each launch.
 inline constexpr int64_t kTensorAlignment = 16;
+
+/// The unit attribute on a kernel function's argument that is a buffer of
+/// its workspace (T.alloc_global) rather than a parameter: the generated
+/// header passes a part of the caller's workspace pointer for it.
+inline constexpr llvm::StringLiteral kWorkspaceAttrName = "tile.workspace";
 /// The alignment, in bytes, at which every shared buffer starts (more for
 /// swizzled ones, at a multiple of their swizzle's period, which TMA and
 /// wgmma compute from addresses).
