@@ -288,14 +288,14 @@ static Ref copy(Evaluator &eval, const CallArgs &call) {
       return eval.error(args->loc(4), "eviction_policy is \"evict_normal\", "
                                       "\"evict_first\" or \"evict_last\"");
   }
-  // tilec chooses the bulk copy engine for the whole kernel, not per copy.
-  if (args->has(2) &&
-      constBoolArg(eval, (*args)[2], args->loc(2), "disable_tma")
-          .value_or(false))
-    return eval.error(args->loc(2),
-                      "T.copy(disable_tma=True) is not supported: tilec "
-                      "uses TMA for all of a kernel's copies or none; "
-                      "compile with --no-tma");
+  bool noTma = false;
+  if (args->has(2)) {
+    std::optional<bool> disable =
+        constBoolArg(eval, (*args)[2], args->loc(2), "disable_tma");
+    if (!disable)
+      return poison();
+    noTma = *disable;
+  }
   std::optional<Region> src =
       regionArg(eval, (*args)[0], args->loc(0), "the source");
   std::optional<Region> dst =
@@ -331,7 +331,7 @@ static Ref copy(Evaluator &eval, const CallArgs &call) {
   splitOffsets(eval, dst->offsets, args->loc(1), dstRegion.dynamicOffsets,
                dstRegion.staticOffsets);
   dstRegion.extents = dstExtents;
-  eval.getEmitter().emitCopy(srcRegion, dstRegion, call.loc);
+  eval.getEmitter().emitCopy(srcRegion, dstRegion, call.loc, noTma);
   return none();
 }
 

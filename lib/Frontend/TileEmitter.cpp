@@ -265,7 +265,7 @@ void TileEmitter::nameBuffer(mlir::Value memref, StringRef name) {
 }
 
 void TileEmitter::emitCopy(const CopyRegion &src, const CopyRegion &dst,
-                           SMLoc loc) {
+                           SMLoc loc, bool noTma) {
   auto op = tile::CopyOp::create(
       builder, getLoc(loc), src.memref, src.dynamicOffsets,
       builder.getDenseI64ArrayAttr(src.staticOffsets),
@@ -273,7 +273,8 @@ void TileEmitter::emitCopy(const CopyRegion &src, const CopyRegion &dst,
       builder.getDenseI64ArrayAttr(dst.staticOffsets),
       builder.getDenseI64ArrayAttr(dst.extents), /*async=*/mlir::UnitAttr(),
       /*bulk=*/mlir::UnitAttr(),
-      /*barrier=*/mlir::Value(), /*barrier_index=*/mlir::Value());
+      /*barrier=*/mlir::Value(), /*barrier_index=*/mlir::Value(),
+      /*no_tma=*/noTma ? builder.getUnitAttr() : mlir::UnitAttr());
   verifyNewOp(op);
 }
 

@@ -114,7 +114,9 @@ public:
   /// diagnostics.
   void nameBuffer(mlir::Value memref, llvm::StringRef name);
 
-  void emitCopy(const CopyRegion &src, const CopyRegion &dst, llvm::SMLoc loc);
+  /// A copy; `noTma` keeps it off the bulk tensor copy engine.
+  void emitCopy(const CopyRegion &src, const CopyRegion &dst, llvm::SMLoc loc,
+                bool noTma = false);
   void emitGemm(mlir::Value a, mlir::Value b, mlir::Value c, bool transposeA,
                 bool transposeB, tile::GemmWarpPolicy policy, bool clearAccum,
                 llvm::SMLoc loc);

@@ -321,7 +321,8 @@ bool isReadIn(KernelOp kernel, Value tensor) {
   return false;
 }
 
-/// Whether the bulk tensor copy engine can make `copy`, and then marks it
+/// Whether the bulk tensor copy engine can make `copy` (one not marked
+/// `no_tma`), and then marks it
 /// `bulk` and gives its tile the layout the boxes need: a whole shared
 /// tile, as allocated, without a layout yet and used only by copies and
 /// element accesses (which follow any layout), to a region TMA can
@@ -331,7 +332,7 @@ bool markBulkCopy(CopyOp copy) {
   auto alloc = copy.getSource().getDefiningOp<AllocSharedOp>();
   auto kernel = copy->getParentOfType<KernelOp>();
   auto destType = cast<MemRefType>(copy.getDest().getType());
-  if (!alloc || !kernel || alloc.getLayoutAttr() ||
+  if (copy.getNoTma() || !alloc || !kernel || alloc.getLayoutAttr() ||
       !isInScope(destType, MemoryScope::Global) ||
       copy.getSourceExtents() != alloc.getType().getShape())
     return false;

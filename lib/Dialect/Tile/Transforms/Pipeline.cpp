@@ -133,7 +133,7 @@ std::optional<Producer> asProducer(PipelinedOp loop, CopyOp copy) {
 bool qualifiesForTma(Producer &producer, std::optional<PanelledTile> &tile) {
   CopyOp copy = producer.copy;
   MemRefType dstType = producer.buffer.getType();
-  if (copy.getDestExtents() != dstType.getShape() ||
+  if (copy.getNoTma() || copy.getDestExtents() != dstType.getShape() ||
       llvm::any_of(copy.getMixedDestOffsets(),
                    [](OpFoldResult o) { return getConstantIntValue(o) != 0; }))
     return false;

@@ -182,6 +182,10 @@ def Tile_CopyOp : Tile_Op<"copy", [Tile_InKernel, AttrSizedOperandSegments]> {
     with shared memory once a barrier follows; its writes reach global
     memory by the end of the kernel.
 
+    A `no_tma` copy (TileLang's `disable_tma=True`) is never made by the
+    bulk tensor copy engine: it stays a copy of the threads, and a pipelined
+    loop that has one fills all of its stages with cp.async.
+
     ```mlir
     tile.copy %A[%row, %k] [128, 32] to %A_shared
         : memref<1024x1024xf16>, memref<128x32xf16, #tile.shared>
@@ -206,7 +210,8 @@ def Tile_CopyOp : Tile_Op<"copy", [Tile_InKernel, AttrSizedOperandSegments]> {
     UnitAttr:$async,
     UnitAttr:$bulk,
     Arg<Optional<AnyMemRef>, "the mbarriers signalled", [MemWrite]>:$barrier,
-    Optional<Index>:$barrier_index
+    Optional<Index>:$barrier_index,
+    UnitAttr:$no_tma
   );
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
