@@ -99,8 +99,8 @@ static LogicalResult compileForTargets(ModuleOp module,
   return success();
 }
 
-/// Compiles `module` for the host CPU: the LLVM dialect, x86-64 assembly, or
-/// an object file and the header that calls its functions.
+/// Compiles `module` for the host CPU: the LLVM dialect, LLVM IR, x86-64
+/// assembly, or an object file and the header that calls its functions.
 static LogicalResult compileHostModule(ModuleOp module,
                                        const Compilation &compilation,
                                        ConfigureFn configure,
@@ -131,8 +131,12 @@ static LogicalResult compileHostModule(ModuleOp module,
     os << header;
     return success();
   }
-  FailureOr<std::string> object = compileForHost(
-      module, options.optLevel, /*assembly=*/emit == Emit::Assembly);
+  HostOutput output = emit == Emit::Assembly  ? HostOutput::Assembly
+                      : emit == Emit::LLVMIR  ? HostOutput::LLVMIR
+                      : emit == Emit::Bitcode ? HostOutput::Bitcode
+                                              : HostOutput::Object;
+  FailureOr<std::string> object =
+      compileForHost(module, options.optLevel, output);
   if (failed(object))
     return failure();
   os << *object;
@@ -216,12 +220,21 @@ static LogicalResult compileGPUModule(ModuleOp module,
     printModule(module, os);
     return success();
   }
-  Stage last = emit == Emit::Assembly ? Stage::Assembly : Stage::Binary;
-  if (failed(lowerModule(module, options, Stage::LLVM, last, configure)))
+  CompileOptions serialized = options;
+  if (emit == Emit::LLVMIR || emit == Emit::Bitcode)
+    serialized.llvmIR =
+        emit == Emit::LLVMIR ? LLVMIRFormat::Text : LLVMIRFormat::Bitcode;
+  Stage last = emit == Emit::Binary || emit == Emit::Header ? Stage::Binary
+                                                            : Stage::Assembly;
+  if (failed(lowerModule(module, serialized, Stage::LLVM, last, configure)))
     return failure();
   FailureOr<std::string> object = getCompiledObject(module);
   if (failed(object))
     return failure();
+  if (emit == Emit::LLVMIR || emit == Emit::Bitcode) {
+    os << *object;
+    return success();
+  }
   ImageInfo image{options.target->name.str(),
                   std::vector<uint8_t>(object->begin(), object->end())};
   if (emit == Emit::Assembly) {

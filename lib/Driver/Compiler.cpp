@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/StringExtras.h"
@@ -201,8 +202,15 @@ addSerialization(PassManager &pm, const CompileOptions &options, bool binary) {
     return failure();
   }
   bool nvidiaFlushes = options.target->isNVIDIA() && options.fastMath;
-  return addPipeline(pm, std::string("tilec-gpu-module-to-binary{format=") +
-                             (binary ? "bin" : "isa") + " toolkit=" + toolkit +
+  StringRef format = options.llvmIR == LLVMIRFormat::Text      ? "ll"
+                     : options.llvmIR == LLVMIRFormat::Bitcode ? "bc"
+                     : binary                                  ? "bin"
+                                                               : "isa";
+  return addPipeline(pm, "tilec-gpu-module-to-binary{format=" + format.str() +
+                             (options.lineInfo && options.target->isNVIDIA()
+                                  ? " assembler-options=-lineinfo"
+                                  : "") +
+                             " toolkit=" + toolkit +
                              (nvidiaFlushes ? " bf16-compares-in-f32=1" : "") +
                              "}");
 }
@@ -272,9 +280,13 @@ tilec::lowerModule(ModuleOp module, const CompileOptions &options, Stage from,
     }
     if (from < Stage::GPU && to >= Stage::GPU)
       addHostLoopPipeline(pm, options);
-    if (from < Stage::LLVM && to >= Stage::LLVM &&
-        failed(addHostLLVMPipeline(pm, options)))
-      return failure();
+    if (from < Stage::LLVM && to >= Stage::LLVM) {
+      if (failed(addHostLLVMPipeline(pm, options)))
+        return failure();
+      if (options.lineInfo)
+        pm.addPass(LLVM::createDIScopeForLLVMFuncOpPass(
+            {LLVM::DIEmissionKind::LineTablesOnly}));
+    }
     // Assembly and object files are emitted from the LLVM dialect by
     // compileForHost, not by passes.
     return pm.run(module);
@@ -291,9 +303,20 @@ tilec::lowerModule(ModuleOp module, const CompileOptions &options, Stage from,
     addLayoutPipeline(pm, options);
   if (from < Stage::GPU && to >= Stage::GPU)
     addTilePipeline(pm, options);
-  if (from < Stage::LLVM && to >= Stage::LLVM &&
-      failed(addDevicePipeline(pm, options)))
-    return failure();
+  if (from < Stage::LLVM && to >= Stage::LLVM) {
+    if (failed(addDevicePipeline(pm, options)))
+      return failure();
+    // A subprogram for each function, so that the translation keeps the
+    // operations' file:line:col locations as line tables. NVPTX writes
+    // .file/.loc directives alone for directives-only info (nvcc's
+    // -lineinfo); fuller info would make the PTX a debug target, which
+    // ptxas refuses to optimize.
+    if (options.lineInfo)
+      pm.addPass(LLVM::createDIScopeForLLVMFuncOpPass(
+          {options.target->isNVIDIA()
+               ? LLVM::DIEmissionKind::DebugDirectivesOnly
+               : LLVM::DIEmissionKind::LineTablesOnly}));
+  }
   if (to >= Stage::Assembly &&
       failed(addSerialization(pm, options, to == Stage::Binary)))
     return failure();

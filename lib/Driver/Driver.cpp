@@ -168,7 +168,7 @@ tilec::takeDependencyFlags(llvm::ArrayRef<const char *> argv,
   return args;
 }
 
-void tilec::spellOptimizationFlags(std::vector<std::string> &args) {
+void tilec::spellCompilerFlags(std::vector<std::string> &args) {
   std::vector<std::string> spelled;
   auto isNumber = [](llvm::StringRef text) {
     return !text.empty() && llvm::all_of(text, llvm::isDigit);
@@ -184,6 +184,8 @@ void tilec::spellOptimizationFlags(std::vector<std::string> &args) {
     } else if (arg == "-Ofast") {
       spelled.push_back("-O3");
       spelled.push_back("--fast-math");
+    } else if (arg == "-lineinfo" || arg == "-gline-tables-only") {
+      spelled.push_back("--lineinfo");
     } else {
       spelled.push_back(std::move(arg));
     }
@@ -238,21 +240,22 @@ static std::optional<Emit> chooseEmit(const DriverOptions &options,
                .Case(".s", "isa")
                .Case(".o", "obj")
                .Case(".h", "header")
+               .Case(".ll", "ll")
+               .Case(".bc", "bc")
                .Cases({"", ".mlir"}, "tile")
                .Default("");
     if (emit.empty())
       return fail("cannot tell from its suffix what to write to '" +
                   options.output +
-                  "': .cubin, .hsaco, .ptx, .s, .o, .h and .mlir name "
-                  "outputs (LLVM IR and bitcode, .ll and .bc, are not "
-                  "written); give --emit");
+                  "': .cubin, .hsaco, .ptx, .s, .o, .ll, .bc, .h and .mlir "
+                  "name outputs; give --emit");
   }
   if (target.isHost()) {
     if (emit == "layouts" || emit == "gpu" || emit == "ptx" ||
         emit == "cubin" || emit == "hsaco")
       return fail("--emit=" + emit +
                   " is for GPU targets; the host target emits ast, tile, "
-                  "llvm, isa (x86-64 assembly), obj or header");
+                  "llvm, ll, bc, isa (x86-64 assembly), obj or header");
   } else {
     if (emit == "obj")
       return fail("--emit=obj is for --target host; a GPU target's binary "
@@ -269,6 +272,8 @@ static std::optional<Emit> chooseEmit(const DriverOptions &options,
       .Case("layouts", Emit::Layouts)
       .Case("gpu", Emit::GPU)
       .Case("llvm", Emit::LLVM)
+      .Case("ll", Emit::LLVMIR)
+      .Case("bc", Emit::Bitcode)
       .Cases({"ptx", "isa"}, Emit::Assembly)
       .Cases({"cubin", "hsaco", "obj"}, Emit::Binary)
       .Case("header", Emit::Header)

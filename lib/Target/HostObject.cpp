@@ -14,6 +14,7 @@
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/ADT/SmallString.h"
+#include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
@@ -34,7 +35,7 @@ static constexpr const char *kHostTriple = "x86_64-unknown-linux-gnu";
 static constexpr const char *kHostCpu = "x86-64";
 
 FailureOr<std::string> tilec::compileForHost(ModuleOp module, unsigned optLevel,
-                                             bool assembly) {
+                                             HostOutput output) {
   static std::once_flag initialized;
   std::call_once(initialized, [] {
     LLVMInitializeX86TargetInfo();
@@ -89,9 +90,17 @@ FailureOr<std::string> tilec::compileForHost(ModuleOp module, unsigned optLevel,
 
   llvm::SmallString<0> buffer;
   llvm::raw_svector_ostream stream(buffer);
+  if (output == HostOutput::LLVMIR) {
+    llvmModule->print(stream, /*AAW=*/nullptr);
+    return std::string(buffer);
+  }
+  if (output == HostOutput::Bitcode) {
+    llvm::WriteBitcodeToFile(*llvmModule, stream);
+    return std::string(buffer);
+  }
   llvm::legacy::PassManager codegen;
   if (machine->addPassesToEmitFile(codegen, stream, nullptr,
-                                   assembly
+                                   output == HostOutput::Assembly
                                        ? llvm::CodeGenFileType::AssemblyFile
                                        : llvm::CodeGenFileType::ObjectFile))
     return module.emitError() << "x86-64 code generation failed";

@@ -1,6 +1,7 @@
 // RUN: tilec-opt %s --tilec-gpu-module-to-binary='format=isa bf16-compares-in-f32=1' | FileCheck %s
 // RUN: tilec-opt %s --tilec-gpu-module-to-binary='format=isa' | FileCheck %s --check-prefix=AS-IS
 // RUN: not tilec-opt %s --tilec-gpu-module-to-binary='format=fatbin' 2>&1 | FileCheck %s --check-prefix=FORMAT
+// RUN: tilec-opt %s --tilec-gpu-module-to-binary='format=ll bf16-compares-in-f32=1' | FileCheck %s --check-prefix=LL
 
 // A kernel that flushes f32 denormals compares bf16 values, a scalar pair
 // and a vector pair: in f32, after the optimizer, which would fold an
@@ -11,7 +12,9 @@
 // CHECK: setp.gt.ftz.f32
 // CHECK-NOT: .ftz.bf16
 // AS-IS: setp.gt.ftz.bf16
-// FORMAT: error: unknown format 'fatbin': expected bin or isa
+// FORMAT: error: unknown format 'fatbin': expected bin, isa, ll or bc
+// format=ll keeps the LLVM IR the back end would compile, repaired.
+// LL: gpu.binary @kernels [#gpu.object<#nvvm.target<chip = "sm_90">, {{.*}}offload = "{{.*}}define ptx_kernel void @compare{{.*}}fcmp ogt float
 module attributes {gpu.container_module} {
   gpu.module @kernels [#nvvm.target<chip = "sm_90">] {
     llvm.func @compare(%x: bf16, %y: bf16, %u: vector<2xbf16>, %v: vector<2xbf16>, %p: !llvm.ptr<1>) attributes {gpu.kernel, nvvm.kernel, denormal_fp_math_f32 = "preserve-sign,preserve-sign"} {

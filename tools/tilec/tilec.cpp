@@ -75,13 +75,16 @@ int main(int argc, char **argv) {
                  "What to produce: ast (the syntax tree), tile (the tile "
                  "dialect), layouts (every buffer's layout, in words), gpu "
                  "(per-thread code in a gpu.module), llvm (the "
-                 "LLVM dialect), ptx or isa (assembly), cubin, hsaco or obj "
+                 "LLVM dialect), ll or bc (the LLVM IR code generation "
+                 "starts from, optimized and linked, as text or bitcode), "
+                 "ptx or isa (assembly), cubin, hsaco or obj "
                  "(the binary, with its C header beside it; obj for --target "
                  "host), header (the header alone). Without --emit, the -o "
-                 "suffix decides (.cubin, .hsaco, .o, .ptx, .s, .h; .mlir or "
-                 "none for tile), and any other suffix is an error")
-      ->check(CLI::IsMember({"ast", "tile", "layouts", "gpu", "llvm", "ptx",
-                             "isa", "cubin", "hsaco", "obj", "header"}));
+                 "suffix decides (.cubin, .hsaco, .o, .ptx, .s, .ll, .bc, .h; "
+                 ".mlir or none for tile), and any other suffix is an error")
+      ->check(
+          CLI::IsMember({"ast", "tile", "layouts", "gpu", "llvm", "ll", "bc",
+                         "ptx", "isa", "cubin", "hsaco", "obj", "header"}));
   app.add_option("--header", options.header,
                  "Where the C header goes when a binary is written (default: "
                  "the output with .h); with PTX output, writes a header "
@@ -92,6 +95,12 @@ int main(int argc, char **argv) {
                  "object), 0 to 3 (default 3); -O alone is -O1, -Os and -Oz "
                  "are -O2, -Ofast is -O3 with --fast-math")
       ->check(CLI::Range(0, 3));
+  app.add_flag("-g,--lineinfo", compile.lineInfo,
+               "Line tables in the device code (-lineinfo, "
+               "-gline-tables-only): .loc directives in the PTX and line "
+               "information in the cubin (ptxas -lineinfo), which "
+               "compute-sanitizer and Nsight Compute map back to the .tile "
+               "file's lines; no variables are described");
   auto *fastMath = app.add_flag_callback(
       "--fast-math",
       [&] {
@@ -236,7 +245,7 @@ int main(int argc, char **argv) {
   if (!parsed)
     return 1;
   std::vector<std::string> args = std::move(*parsed);
-  spellOptimizationFlags(args);
+  spellCompilerFlags(args);
   std::reverse(args.begin(), args.end());
   try {
     app.parse(args);

@@ -33,6 +33,11 @@ enum class Emit {
   Layouts,
   GPU,
   LLVM,
+  /// The LLVM IR code generation starts from, as text (.ll) or bitcode
+  /// (.bc): the device module, optimized and linked with the device
+  /// libraries, or the host's.
+  LLVMIR,
+  Bitcode,
   Assembly,
   Binary,
   Header,

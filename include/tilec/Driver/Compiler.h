@@ -32,12 +32,21 @@ constexpr unsigned kCompilerStackSize = 1024u << 20;
 constexpr unsigned kCompilerStackSize = 128u << 20;
 #endif
 
+/// The LLVM IR a compilation may stop at: none, text or bitcode.
+enum class LLVMIRFormat { None, Text, Bitcode };
+
 /// How code is made for one target. tilec's flags set these fields
 /// directly (DriverOptions::compile); the driver sets `target` per --arch.
 struct CompileOptions {
   const TargetInfo *target = nullptr;
   /// -O0 ... -O3, passed to LLVM's optimizer for the device code.
   unsigned optLevel = 3;
+  /// -g / -lineinfo: line tables that map the device code to the .tile
+  /// source.
+  bool lineInfo = false;
+  /// Whether serialization stops at the LLVM IR code generation would
+  /// start from, and in which form; the serialized object is that IR.
+  LLVMIRFormat llvmIR = LLVMIRFormat::None;
   /// Approximate math: ex2.approx and friends, flush denormals to zero.
   bool fastMath = false;
   /// --fast-math or --no-fast-math was given: the file's pass_configs do

@@ -81,11 +81,11 @@ struct DependencyFlags {
 std::optional<std::vector<std::string>>
 takeDependencyFlags(llvm::ArrayRef<const char *> argv, DependencyFlags &flags);
 
-/// GCC's and clang's optimization flags that tilec's -O 0..3 does not
-/// read, rewritten in place: -O alone (not followed by a number, as in
-/// `-O 2`) is -O1, -Os and -Oz (size) are -O2, and -Ofast is -O3 with
-/// --fast-math.
-void spellOptimizationFlags(std::vector<std::string> &args);
+/// GCC's, clang's and nvcc's spellings of flags tilec has under other
+/// names, rewritten in place: -O alone (not followed by a number, as in
+/// `-O 2`) is -O1, -Os and -Oz (size) are -O2, -Ofast is -O3 with
+/// --fast-math, and -lineinfo and -gline-tables-only are --lineinfo.
+void spellCompilerFlags(std::vector<std::string> &args);
 
 /// What --version prints: tilec's version and commit, LLVM's version, and
 /// the CUDA toolkit and ROCm device libraries tilec uses by default, each

@@ -108,7 +108,12 @@ def TilecGpuModuleToBinary : Pass<"tilec-gpu-module-to-binary"> {
     Option<"toolkit", "toolkit", "std::string", /*default=*/"\"\"",
            "The CUDA toolkit or the ROCm directory">,
     Option<"format", "format", "std::string", /*default=*/"\"bin\"",
-           "What to make: bin (cubin, hsaco) or isa (PTX, AMDGPU assembly)">,
+           "What to make: bin (cubin, hsaco), isa (PTX, AMDGPU assembly), "
+           "or the LLVM IR code generation starts from, as text (ll) or "
+           "bitcode (bc)">,
+    Option<"assemblerOptions", "assembler-options", "std::string",
+           /*default=*/"\"\"",
+           "Options for the device assembler (ptxas), space-separated">,
     Option<"bf16ComparesInF32", "bf16-compares-in-f32", "bool",
            /*default=*/"false",
            "Make bf16 comparisons in f32 (NVIDIA, flushing kernels)">,
