@@ -12,6 +12,7 @@
 #include "tilec/Driver/Temporaries.h"
 #include "tilec/Frontend/Source.h"
 #include "tilec/Transforms/Passes.h"
+#include "tilec/Warnings.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
@@ -112,8 +113,10 @@ compileBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
         context->getDiagEngine().registerHandler([&](mlir::Diagnostic &diag) {
           bool warning =
               diag.getSeverity() == mlir::DiagnosticSeverity::Warning;
-          // -w drops warnings before the printer sees them.
-          if (warning && options.noWarnings)
+          // -w and -Wno-<name> drop warnings before the printer sees them.
+          if (warning && (options.noWarnings ||
+                          llvm::is_contained(options.disabledWarnings,
+                                             getWarningNameOf(diag.str()))))
             return mlir::success();
           if (diag.getSeverity() == mlir::DiagnosticSeverity::Error ||
               (warning && options.warningsAsErrors))

@@ -10,6 +10,7 @@
 
 #include "tilec/Frontend/Evaluator.h"
 #include "tilec/Frontend/Parser.h"
+#include "tilec/Warnings.h"
 
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
@@ -426,7 +427,8 @@ mlir::LogicalResult Evaluator::run(const Module &ast) {
     mlir::emitWarning(define.loc)
         << "-D " << name
         << " is not used: no module constant, kernel parameter or T.const "
-           "has that name";
+           "has that name"
+        << getWarningTag(Warning::UnusedDefine);
   }
   if (source.tooManyErrors())
     emitError(SMLoc::getFromPointer(source.getBuffer().begin()))

@@ -12,6 +12,7 @@
 #include "tilec/Driver/Driver.h"
 #include "tilec/Driver/Temporaries.h"
 #include "tilec/InitTilec.h"
+#include "tilec/Warnings.h"
 
 #include "TilecVersion.inc"
 
@@ -179,14 +180,39 @@ int main(int argc, char **argv) {
       ->check(CLI::IsMember({"bounds", "races", "alignment"}))
       ->type_name("bounds|races|alignment")
       ->allow_extra_args(false);
+  std::string warningNames;
+  for (llvm::StringRef name : getWarningNames())
+    warningNames += (warningNames.empty() ? "" : ", ") + name.str();
   app.add_option_function<std::vector<std::string>>(
          "-W",
-         [&](const std::vector<std::string> &) {
-           options.warningsAsErrors = true;
+         [&](const std::vector<std::string> &flags) {
+           for (llvm::StringRef flag : flags) {
+             if (flag == "error") {
+               options.warningsAsErrors = true;
+             } else if (flag.consume_front("no-")) {
+               options.disabledWarnings.push_back(flag.str());
+             } else {
+               llvm::erase(options.disabledWarnings, flag);
+             }
+           }
          },
-         "-Werror: every warning is an error")
-      ->check(CLI::IsMember({"error"}))
-      ->type_name("error")
+         "-Werror: every warning is an error; -Wno-NAME turns warning NAME "
+         "off and -WNAME back on, for the names warnings end with: " +
+             warningNames)
+      ->check(CLI::Validator(
+          [](std::string &flag) -> std::string {
+            llvm::StringRef name = flag;
+            name.consume_front("no-");
+            if (flag == "error" || llvm::is_contained(getWarningNames(), name))
+              return "";
+            std::string known;
+            for (llvm::StringRef warning : getWarningNames())
+              known += (known.empty() ? "" : ", ") + warning.str();
+            return "unknown warning -W" + flag + "; tilec's warnings are " +
+                   known + " (-Wno-NAME turns one off), and -Werror";
+          },
+          "error|[no-]NAME"))
+      ->type_name("error|[no-]NAME")
       ->allow_extra_args(false);
   app.add_flag("-w", options.noWarnings, "Print no warnings");
   app.add_option_function<std::vector<std::string>>(

@@ -59,6 +59,8 @@ struct DriverOptions {
   /// -Werror: warnings are errors; -w: warnings are not printed.
   bool warningsAsErrors = false;
   bool noWarnings = false;
+  /// -Wno-<name>: the warnings not printed (tilec/Warnings.h).
+  std::vector<std::string> disabledWarnings;
   /// -fcolor-diagnostics (true) or -fno-color-diagnostics (false); unset:
   /// on terminals, unless NO_COLOR is set.
   std::optional<bool> colorDiagnostics;

@@ -11,6 +11,7 @@
 #include "tilec/Dialect/Tile/IR/TileOps.h"
 #include "tilec/Dialect/Tile/Transforms/Passes.h"
 #include "tilec/Dialect/Tile/Transforms/Utils.h"
+#include "tilec/Warnings.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "llvm/ADT/MapVector.h"
@@ -292,7 +293,7 @@ LogicalResult LayoutSolver::seedGemmLayouts() {
         break;
       }
       if (!warning.empty())
-        gemm.emitWarning() << warning;
+        gemm.emitWarning() << warning << getWarningTag(Warning::GemmFallback);
     }
     if (!chosen) {
       // On CUDA cores each thread reads whole rows of A, which no layout of
@@ -625,7 +626,8 @@ LogicalResult LayoutSolver::checkRegisterFootprint() {
          << (tooMany ? "more than the back end can compile in reasonable "
                        "time"
                      : "which is slow")
-         << ": use smaller tiles or more threads";
+         << ": use smaller tiles or more threads"
+         << (tooMany ? "" : getWarningTag(Warning::RegisterSpill));
     if (tooMany)
       return failure();
   }

@@ -53,6 +53,7 @@
 #include "tilec/Dialect/Tile/IR/TileOps.h"
 #include "tilec/Dialect/Tile/Transforms/Passes.h"
 #include "tilec/Dialect/Tile/Transforms/Utils.h"
+#include "tilec/Warnings.h"
 
 #include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -450,7 +451,8 @@ void LoopPipeliner::runThroughRegisters() {
       loop.emitWarning()
           << "T.Pipelined runs unpipelined: a second stage of its tiles "
              "would take the shared memory to "
-          << total << " bytes, more than the target's " << sharedMemoryLimit;
+          << total << " bytes, more than the target's " << sharedMemoryLimit
+          << getWarningTag(Warning::Unpipelined);
       return;
     }
   }

@@ -16,6 +16,7 @@
 #include "tilec/Dialect/Tile/IR/TileOps.h"
 #include "tilec/Dialect/Tile/Transforms/Passes.h"
 #include "tilec/Dialect/Tile/Transforms/Utils.h"
+#include "tilec/Warnings.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -261,7 +262,8 @@ struct SwizzleSharedPass
                           << (fits ? "it is accessed in a way the swizzle "
                                      "does not support"
                                    : "its tile is not a whole number of "
-                                     "swizzle periods");
+                                     "swizzle periods")
+                          << getWarningTag(Warning::SwizzleIgnored);
     return success();
   }
 };
