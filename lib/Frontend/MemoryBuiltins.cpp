@@ -1,7 +1,7 @@
 //===- MemoryBuiltins.cpp - Buffers and copies in .tile -------------------===//
 //
 // Part of tilec. T.alloc_shared, T.alloc_fragment, T.alloc_local and
-// T.alloc_var make buffers; T.copy, T.fill, T.clear and T.atomic_add move
+// T.alloc_var make buffers; T.copy, T.fill, T.clear and the atomics move
 // data between them, with TileLang's rules for regions and element origins.
 //
 //===----------------------------------------------------------------------===//
@@ -336,7 +336,7 @@ static Ref copy(Evaluator &eval, const CallArgs &call) {
 }
 
 //===----------------------------------------------------------------------===//
-// T.fill, T.clear, T.atomic_add
+// T.fill, T.clear, T.atomic_add, T.atomic_max, T.atomic_min
 //===----------------------------------------------------------------------===//
 
 /// The T.alloc_var variable `arg` names, or null.
@@ -390,36 +390,45 @@ static Ref clear(Evaluator &eval, const CallArgs &call) {
   return none();
 }
 
-static Ref atomicAdd(Evaluator &eval, const CallArgs &call) {
-  std::optional<Args> args =
-      bindArgs(eval, call, "T.atomic_add",
-               {"dst", "value", "memory_order", "use_tma"}, 2);
-  if (!args || !eval.requireKernel(call.loc, "T.atomic_add"))
+/// The atomics of T.atomic_add, T.atomic_max and T.atomic_min.
+enum class AtomicCombine { Add, Max, Min };
+
+static Ref atomic(Evaluator &eval, const CallArgs &call,
+                  AtomicCombine combine) {
+  llvm::StringRef name = combine == AtomicCombine::Add   ? "T.atomic_add"
+                         : combine == AtomicCombine::Max ? "T.atomic_max"
+                                                         : "T.atomic_min";
+  bool add = combine == AtomicCombine::Add;
+  std::optional<Args> args = bindArgs(
+      eval, call, name, {"dst", "value", "memory_order", "use_tma"}, 2);
+  if (!args || !eval.requireKernel(call.loc, name))
     return poison();
   if (isPoison((*args)[0]) || isPoison((*args)[1]))
     return poison();
-  // The adds are relaxed atomics, ordered with nothing else: what NVIDIA's
+  // The atomics are relaxed, ordered with nothing else: what NVIDIA's
   // atom instructions, as tilec emits them, guarantee.
   if (args->has(2)) {
     auto *order = llvm::dyn_cast<StrObject>((*args)[2].get());
     if (!order || order->value != "relaxed")
       return eval.error(args->loc(2),
-                        "T.atomic_add supports memory_order=\"relaxed\" "
-                        "only, which is what it does without one");
+                        name + " supports memory_order=\"relaxed\" only, "
+                               "which is what it does without one");
   }
-  // TileLang's use_tma=True adds a shared tile with one bulk reduction;
-  // tilec's element-wise atomic adds give the same sums.
+  // TileLang's use_tma=True combines a shared tile with one bulk
+  // reduction; tilec's element-wise atomics give the same results.
   if (args->has(3) &&
       constBoolArg(eval, (*args)[3], args->loc(3), "use_tma").value_or(false))
     eval.emitRemark(args->loc(3),
-                    "use_tma=True is a hint tilec does not follow: the tile "
-                    "is added element by element with atomic adds");
+                    llvm::Twine("use_tma=True is a hint tilec does not "
+                                "follow: the tile is ") +
+                        (add ? "added element by element with atomic adds"
+                             : "combined element by element with atomics"));
   auto *dst = llvm::dyn_cast<AccessObject>((*args)[0].get());
   if (!dst)
     return eval.error(args->loc(0),
-                      "the destination of T.atomic_add is an element, the "
-                      "origin of a region or a region, e.g. C[i, j] or "
-                      "C[i, 0:64]");
+                      "the destination of " + name +
+                          " is an element, the origin of a region or a "
+                          "region, e.g. C[i, j] or C[i, 0:64]");
   auto tile = std::dynamic_pointer_cast<const BufferObject>((*args)[1]);
   if (tile && tile->isVar)
     tile = nullptr;
@@ -427,13 +436,15 @@ static Ref atomicAdd(Evaluator &eval, const CallArgs &call) {
   if (!dst->isElement()) {
     if (!tile)
       return eval.error(args->loc(0),
-                        "a scalar is added to one element; index the "
-                        "destination without slices");
+                        llvm::Twine(add ? "a scalar is added to one element"
+                                        : "a scalar is combined into one "
+                                          "element") +
+                            "; index the destination without slices");
     extents = resolvedExtents(dst->extents);
     llvm::ArrayRef<int64_t> shape =
         llvm::cast<mlir::MemRefType>(tile->memref.getType()).getShape();
     if (squeeze(*extents) != squeeze(shape))
-      return eval.error(call.loc, "T.atomic_add of a " + shapeString(shape) +
+      return eval.error(call.loc, name + " of a " + shapeString(shape) +
                                       " tile into a " + shapeString(*extents) +
                                       " region: the shapes differ");
   }
@@ -449,8 +460,29 @@ static Ref atomicAdd(Evaluator &eval, const CallArgs &call) {
   llvm::SmallVector<mlir::Value> indices;
   for (const Ref &offset : dst->offsets)
     indices.push_back(eval.materializeIndex(offset, args->loc(0)));
-  eval.getEmitter().emitAtomicAdd(value, dst->buffer->memref, indices, extents,
-                                  call.loc);
+  // The operation of the destination's dtype: floats keep the number of a
+  // NaN and a number, as atomicMax/fmaxf do; integers their signedness.
+  using mlir::arith::AtomicRMWKind;
+  const DType &dtype = dst->buffer->dtype;
+  bool isFloat = llvm::isa<mlir::FloatType>(dtype.type);
+  AtomicRMWKind kind;
+  switch (combine) {
+  case AtomicCombine::Add:
+    kind = isFloat ? AtomicRMWKind::addf : AtomicRMWKind::addi;
+    break;
+  case AtomicCombine::Max:
+    kind = isFloat            ? AtomicRMWKind::maxnumf
+           : dtype.isUnsigned ? AtomicRMWKind::maxu
+                              : AtomicRMWKind::maxs;
+    break;
+  case AtomicCombine::Min:
+    kind = isFloat            ? AtomicRMWKind::minnumf
+           : dtype.isUnsigned ? AtomicRMWKind::minu
+                              : AtomicRMWKind::mins;
+    break;
+  }
+  eval.getEmitter().emitAtomic(kind, value, dst->buffer->memref, indices,
+                               extents, call.loc);
   return none();
 }
 
@@ -482,5 +514,11 @@ void tilec::frontend::addMemoryBuiltins(ModuleObject &language) {
     writer->takesVariables = true;
     m[name] = writer;
   }
-  m["atomic_add"] = builtin("T.atomic_add", atomicAdd);
+  for (auto [name, combine] : {std::pair{"atomic_add", AtomicCombine::Add},
+                               std::pair{"atomic_max", AtomicCombine::Max},
+                               std::pair{"atomic_min", AtomicCombine::Min}})
+    m[name] = builtin(std::string("T.") + name,
+                      [combine](Evaluator &eval, const CallArgs &call) {
+                        return atomic(eval, call, combine);
+                      });
 }

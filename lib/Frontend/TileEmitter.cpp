@@ -306,14 +306,14 @@ void TileEmitter::emitReduce(tile::ReduceKind kind, mlir::Value src,
   verifyNewOp(op);
 }
 
-void TileEmitter::emitAtomicAdd(mlir::Value value, mlir::Value dst,
-                                mlir::ValueRange indices,
-                                std::optional<llvm::ArrayRef<int64_t>> extents,
-                                SMLoc loc) {
+void TileEmitter::emitAtomic(mlir::arith::AtomicRMWKind kind, mlir::Value value,
+                             mlir::Value dst, mlir::ValueRange indices,
+                             std::optional<llvm::ArrayRef<int64_t>> extents,
+                             SMLoc loc) {
   auto op =
-      tile::AtomicAddOp::create(builder, getLoc(loc), value, dst, indices,
-                                extents ? builder.getDenseI64ArrayAttr(*extents)
-                                        : mlir::DenseI64ArrayAttr());
+      tile::AtomicOp::create(builder, getLoc(loc), kind, value, dst, indices,
+                             extents ? builder.getDenseI64ArrayAttr(*extents)
+                                     : mlir::DenseI64ArrayAttr());
   verifyNewOp(op);
 }
 

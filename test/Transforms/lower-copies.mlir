@@ -107,7 +107,7 @@ func.func @atomic_region(%arg0: memref<2x40x4x8xf32>) {
   tile.kernel blocks(%bx, %by) in (%c3, %c3) threads(64) {
     %s = tile.alloc_shared : memref<16x8xf32, #tile.shared>
     %r = arith.muli %by, %c16 : index
-    tile.atomic_add %s to %arg0[%bx, %r, %bx, %c0] {extents = array<i64: 1, 16, 1, 8>} : memref<16x8xf32, #tile.shared> to memref<2x40x4x8xf32>
+    tile.atomic addf %s to %arg0[%bx, %r, %bx, %c0] {extents = array<i64: 1, 16, 1, 8>} : memref<16x8xf32, #tile.shared> to memref<2x40x4x8xf32>
   }
   return
 }
@@ -131,8 +131,8 @@ func.func @atomics(%arg0: memref<40x40xf32>, %arg1: memref<8xi32>, %arg2: i32) {
     %f = tile.alloc_fragment : memref<16x16xf32, #tile.fragment>
     %r = arith.muli %by, %c16 : index
     %c = arith.muli %bx, %c16 : index
-    tile.atomic_add %f to %arg0[%r, %c] : memref<16x16xf32, #tile.fragment> to memref<40x40xf32>
-    tile.atomic_add %arg2 to %arg1[%bx] : i32 to memref<8xi32>
+    tile.atomic addf %f to %arg0[%r, %c] : memref<16x16xf32, #tile.fragment> to memref<40x40xf32>
+    tile.atomic addi %arg2 to %arg1[%bx] : i32 to memref<8xi32>
   }
   return
 }

@@ -312,7 +312,11 @@ def configs():
                     {"M": m, "N": n, "K": k, "TRANS_A": 0, "TRANS_B": 0,
                      "IN_KIND": 0, "ACC_F16": 0, "OUT_KIND": 0},
                     ["--arch", archs], "gemm.cpp", ["-lcublas", "-lcudart"]))
-    out.append(("atomic_region", kernel("atomic"), {}, "ATOMIC_REGION", {}))
+    out.append(("atomic_region", kernel("atomic"), {}, "ATOMIC_REGION", {},
+                ["--kernel", "atomic_region"]))
+    out.append(("atomic_extrema_50x300", kernel("atomic"), {"M": 50, "N": 300},
+                "ATOMIC_EXTREMA", {"M": 50, "N": 300},
+                ["--kernel", "atomic_extrema"]))
     # Run-time while loops around a pipelined GEMM: tails in M, N and K,
     # then whole tiles, with and without TMA.
     for m, n, k, flags in [(200, 300, 520, []), (256, 256, 512, []),

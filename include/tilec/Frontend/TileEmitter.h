@@ -16,6 +16,7 @@
 #include "tilec/Dialect/Tile/IR/TileAttrs.h"
 #include "tilec/Frontend/Source.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
@@ -129,10 +130,10 @@ public:
   void emitReduce(tile::ReduceKind kind, mlir::Value src, mlir::Value dst,
                   int64_t dim, bool clear, llvm::SMLoc loc);
   /// `extents`: the destination region's, when it is a slice.
-  void emitAtomicAdd(mlir::Value value, mlir::Value dst,
-                     mlir::ValueRange indices,
-                     std::optional<llvm::ArrayRef<int64_t>> extents,
-                     llvm::SMLoc loc);
+  void emitAtomic(mlir::arith::AtomicRMWKind kind, mlir::Value value,
+                  mlir::Value dst, mlir::ValueRange indices,
+                  std::optional<llvm::ArrayRef<int64_t>> extents,
+                  llvm::SMLoc loc);
   void emitAssume(mlir::Value condition, llvm::SMLoc loc);
   /// Marks the enclosing kernel to keep its threads' register budgets.
   void emitKeepRegisterBudget();

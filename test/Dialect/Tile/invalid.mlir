@@ -503,7 +503,7 @@ func.func @atomic_scope(%n: index) {
   tile.kernel blocks(%a) in (%n) threads(128) {
     %l = tile.alloc_fragment : memref<64xf32, #tile.fragment>
     // expected-error@+1 {{destination must be in global or shared memory, but it is in a fragment}}
-    tile.atomic_add %one to %l[%a] : f32 to memref<64xf32, #tile.fragment>
+    tile.atomic addf %one to %l[%a] : f32 to memref<64xf32, #tile.fragment>
   }
   return
 }
@@ -513,8 +513,30 @@ func.func @atomic_scope(%n: index) {
 func.func @atomic_type(%A: memref<64xi8>, %n: index) {
   %one = arith.constant 1 : i8
   tile.kernel blocks(%a) in (%n) threads(128) {
-    // expected-error@+1 {{atomic adds into 'i8' are not supported (f16, bf16, f32, f64, i32 and i64 are)}}
-    tile.atomic_add %one to %A[%a] : i8 to memref<64xi8>
+    // expected-error@+1 {{atomics into 'i8' are not supported (f16, bf16, f32, f64, i32 and i64 are)}}
+    tile.atomic addi %one to %A[%a] : i8 to memref<64xi8>
+  }
+  return
+}
+
+// -----
+
+func.func @atomic_kind_family(%A: memref<64xi32>, %n: index) {
+  %one = arith.constant 1 : i32
+  tile.kernel blocks(%a) in (%n) threads(128) {
+    // expected-error@+1 {{kind 'maxnumf' is for floats, but the destination holds 'i32'}}
+    tile.atomic maxnumf %one to %A[%a] : i32 to memref<64xi32>
+  }
+  return
+}
+
+// -----
+
+func.func @atomic_kind(%A: memref<64xf32>, %n: index) {
+  %one = arith.constant 1.0 : f32
+  tile.kernel blocks(%a) in (%n) threads(128) {
+    // expected-error@+1 {{kind 'mulf' is not an add, maximum or minimum (addf, addi, maxnumf, maxs, maxu, minnumf, mins, minu)}}
+    tile.atomic mulf %one to %A[%a] : f32 to memref<64xf32>
   }
   return
 }
@@ -525,7 +547,7 @@ func.func @atomic_indices(%A: memref<64x64xf32>, %n: index) {
   %one = arith.constant 1.0 : f32
   tile.kernel blocks(%a) in (%n) threads(128) {
     // expected-error@+1 {{has 1 indices for a rank-2 destination}}
-    tile.atomic_add %one to %A[%a] : f32 to memref<64x64xf32>
+    tile.atomic addf %one to %A[%a] : f32 to memref<64x64xf32>
   }
   return
 }
@@ -536,7 +558,7 @@ func.func @atomic_value(%A: memref<64xf32>, %n: index) {
   %one = arith.constant 1.0 : f16
   tile.kernel blocks(%a) in (%n) threads(128) {
     // expected-error@+1 {{value has type 'f16' but the destination holds 'f32'}}
-    tile.atomic_add %one to %A[%a] : f16 to memref<64xf32>
+    tile.atomic addf %one to %A[%a] : f16 to memref<64xf32>
   }
   return
 }
@@ -546,7 +568,7 @@ func.func @atomic_value(%A: memref<64xf32>, %n: index) {
 func.func @atomic_dynamic_tile(%A: memref<64xf32>, %T: memref<?xf32, #tile.shared>, %n: index) {
   tile.kernel blocks(%a) in (%n) threads(128) {
     // expected-error@+1 {{a tile value must have a static shape}}
-    tile.atomic_add %T to %A[%a] : memref<?xf32, #tile.shared> to memref<64xf32>
+    tile.atomic addf %T to %A[%a] : memref<?xf32, #tile.shared> to memref<64xf32>
   }
   return
 }
@@ -557,7 +579,7 @@ func.func @atomic_tile_rank(%A: memref<64xf32>, %n: index) {
   tile.kernel blocks(%a) in (%n) threads(128) {
     %t = tile.alloc_fragment : memref<4x4xf32, #tile.fragment>
     // expected-error@+1 {{a 4x4 tile does not fit a rank-1 destination}}
-    tile.atomic_add %t to %A[%a] : memref<4x4xf32, #tile.fragment> to memref<64xf32>
+    tile.atomic addf %t to %A[%a] : memref<4x4xf32, #tile.fragment> to memref<64xf32>
   }
   return
 }
@@ -568,7 +590,7 @@ func.func @atomic_region_rank(%A: memref<8x64xf32>, %n: index) {
   tile.kernel blocks(%a) in (%n) threads(128) {
     %t = tile.alloc_fragment : memref<64xf32, #tile.fragment>
     // expected-error@+1 {{has 1 region extents for a rank-2 destination}}
-    tile.atomic_add %t to %A[%a, %a] {extents = array<i64: 64>} : memref<64xf32, #tile.fragment> to memref<8x64xf32>
+    tile.atomic addf %t to %A[%a, %a] {extents = array<i64: 64>} : memref<64xf32, #tile.fragment> to memref<8x64xf32>
   }
   return
 }
@@ -579,7 +601,7 @@ func.func @atomic_region_shape(%A: memref<8x64xf32>, %n: index) {
   tile.kernel blocks(%a) in (%n) threads(128) {
     %t = tile.alloc_fragment : memref<2x32xf32, #tile.fragment>
     // expected-error@+1 {{a 2x32 tile does not fill a 1x64 region}}
-    tile.atomic_add %t to %A[%a, %a] {extents = array<i64: 1, 64>} : memref<2x32xf32, #tile.fragment> to memref<8x64xf32>
+    tile.atomic addf %t to %A[%a, %a] {extents = array<i64: 1, 64>} : memref<2x32xf32, #tile.fragment> to memref<8x64xf32>
   }
   return
 }
@@ -589,7 +611,7 @@ func.func @atomic_region_shape(%A: memref<8x64xf32>, %n: index) {
 func.func @atomic_tile_elements(%A: memref<64xf32>, %t: memref<4xindex, #tile.local>, %n: index) {
   tile.kernel blocks(%a) in (%n) threads(128) {
     // expected-error@+1 {{the value must hold integers or floating-point numbers, got 'index'}}
-    tile.atomic_add %t to %A[%a] : memref<4xindex, #tile.local> to memref<64xf32>
+    tile.atomic addf %t to %A[%a] : memref<4xindex, #tile.local> to memref<64xf32>
   }
   return
 }

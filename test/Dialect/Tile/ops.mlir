@@ -109,10 +109,10 @@ func.func @attention_pieces(%Q: memref<?x?x32x128xf16>, %O: memref<?x?x32x128xf3
     // CHECK: tile.pipelined %{{.*}} = %{{.*}} to %{{.*}} {
     tile.pipelined %k = %c0 to %c4 {
     }
-    // CHECK: tile.atomic_add %{{.*}} to %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] : f32 to memref<?x?x32x128xf32>
-    tile.atomic_add %one to %O[%bz, %bx, %by, %c0] : f32 to memref<?x?x32x128xf32>
-    // CHECK: tile.atomic_add %{{.*}} to %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] : memref<128x64xf32, #tile.fragment> to memref<?x?x32x128xf32>
-    tile.atomic_add %S to %O[%bz, %bx, %by, %c0] : memref<128x64xf32, #tile.fragment> to memref<?x?x32x128xf32>
+    // CHECK: tile.atomic addf %{{.*}} to %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] : f32 to memref<?x?x32x128xf32>
+    tile.atomic addf %one to %O[%bz, %bx, %by, %c0] : f32 to memref<?x?x32x128xf32>
+    // CHECK: tile.atomic addf %{{.*}} to %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] : memref<128x64xf32, #tile.fragment> to memref<?x?x32x128xf32>
+    tile.atomic addf %S to %O[%bz, %bx, %by, %c0] : memref<128x64xf32, #tile.fragment> to memref<?x?x32x128xf32>
   }
   return
 }

@@ -1044,6 +1044,62 @@ static bool run(Context &ctx) {
   return ok;
 }
 
+#elif defined(TEST_ATOMIC_EXTREMA)
+// Row maxima and minima through T.atomic_max / T.atomic_min, of floats,
+// signed integers and unsigned ones above 2^31 (which a signed comparison
+// would order below the others).
+static bool run(Context &ctx) {
+  const int m = TEST_M, n = TEST_N;
+  std::vector<float> x = ctx.uniform(size_t(m) * n, -100, 100);
+  std::vector<int32_t> ints(size_t(m) * n);
+  std::vector<uint32_t> uints(size_t(m) * n);
+  std::uniform_int_distribution<uint32_t> bits;
+  for (size_t i = 0; i < ints.size(); ++i) {
+    uints[i] = bits(ctx.rng);
+    ints[i] = int32_t(bits(ctx.rng));
+  }
+  Buffer X(x.size(), 4), I(ints.size(), 4), U(uints.size(), 4), R(2 * m, 4),
+      S(2 * m, 4), V(2 * m, 4);
+  X.upload(x.data());
+  I.upload(ints.data());
+  U.upload(uints.data());
+  // The identities of maximum and minimum, which every row replaces.
+  std::vector<float> r0;
+  std::vector<int32_t> s0;
+  std::vector<uint32_t> v0;
+  for (int row = 0; row < m; ++row) {
+    r0.insert(r0.end(), {-INFINITY, INFINITY});
+    s0.insert(s0.end(), {INT32_MIN, INT32_MAX});
+    v0.insert(v0.end(), {0u, UINT32_MAX});
+  }
+  R.upload(r0.data());
+  S.upload(s0.data());
+  V.upload(v0.data());
+  CHECK(LAUNCH(atomic_extrema, X.ptr, I.ptr, U.ptr, R.ptr, S.ptr, V.ptr));
+  SYNC();
+  std::vector<float> r(2 * m);
+  std::vector<int32_t> sv(2 * m);
+  std::vector<uint32_t> vv(2 * m);
+  R.download(r.data());
+  S.download(sv.data());
+  V.download(vv.data());
+  std::vector<double> got, want;
+  for (int row = 0; row < m; ++row) {
+    size_t at = size_t(row) * n;
+    got.insert(got.end(), {double(r[2 * row]), double(r[2 * row + 1]),
+                           double(sv[2 * row]), double(sv[2 * row + 1]),
+                           double(vv[2 * row]), double(vv[2 * row + 1])});
+    want.insert(want.end(),
+                {double(*std::max_element(&x[at], &x[at] + n)),
+                 double(*std::min_element(&x[at], &x[at] + n)),
+                 double(*std::max_element(&ints[at], &ints[at] + n)),
+                 double(*std::min_element(&ints[at], &ints[at] + n)),
+                 double(*std::max_element(&uints[at], &uints[at] + n)),
+                 double(*std::min_element(&uints[at], &uints[at] + n))});
+  }
+  return compare(TEST_NAME, got, want, 0.0, 0.0, ctx.seed);
+}
+
 #else
 #error "compile with one TEST_<KIND> macro"
 #endif

@@ -796,10 +796,10 @@ LogicalResult ReduceOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
-// AtomicAddOp
+// AtomicOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult AtomicAddOp::verify() {
+LogicalResult AtomicOp::verify() {
   auto destType = cast<MemRefType>(getDest().getType());
   std::optional<MemoryScope> scope = getMemoryScope(destType);
   if (scope != MemoryScope::Global && scope != MemoryScope::Shared)
@@ -809,9 +809,26 @@ LogicalResult AtomicAddOp::verify() {
   Type elem = destType.getElementType();
   if (!elem.isF16() && !elem.isBF16() && !elem.isF32() && !elem.isF64() &&
       !elem.isInteger(32) && !elem.isInteger(64))
-    return emitOpError() << "atomic adds into " << elem
+    return emitOpError() << "atomics into " << elem
                          << " are not supported (f16, bf16, f32, f64, i32 and "
                             "i64 are)";
+  using arith::AtomicRMWKind;
+  AtomicRMWKind kind = getKind();
+  bool floatKind = llvm::is_contained(
+      {AtomicRMWKind::addf, AtomicRMWKind::maxnumf, AtomicRMWKind::minnumf},
+      kind);
+  bool integerKind = llvm::is_contained(
+      {AtomicRMWKind::addi, AtomicRMWKind::maxs, AtomicRMWKind::maxu,
+       AtomicRMWKind::mins, AtomicRMWKind::minu},
+      kind);
+  if (!floatKind && !integerKind)
+    return emitOpError() << "kind '" << arith::stringifyAtomicRMWKind(kind)
+                         << "' is not an add, maximum or minimum (addf, addi, "
+                            "maxnumf, maxs, maxu, minnumf, mins, minu)";
+  if (floatKind != isa<FloatType>(elem))
+    return emitOpError() << "kind '" << arith::stringifyAtomicRMWKind(kind)
+                         << "' is for " << (floatKind ? "floats" : "integers")
+                         << ", but the destination holds " << elem;
   if (static_cast<int64_t>(getIndices().size()) != destType.getRank())
     return emitOpError() << "has " << getIndices().size()
                          << " indices for a rank-" << destType.getRank()
@@ -843,7 +860,7 @@ LogicalResult AtomicAddOp::verify() {
   return verifyNumericElements(*this, "the value", valueType);
 }
 
-SmallVector<int64_t> AtomicAddOp::getRegionExtents() {
+SmallVector<int64_t> AtomicOp::getRegionExtents() {
   if (std::optional<ArrayRef<int64_t>> extents = getExtents())
     return llvm::to_vector(*extents);
   auto valueType = cast<MemRefType>(getValue().getType());

@@ -1,7 +1,7 @@
 //===- LowerCopies.cpp - Copies, fills and clears as element loops --------===//
 //
 // Part of tilec. Rewrites tile.copy, tile.fill, tile.clear and the tile form
-// of tile.atomic_add into tile.parallel loops over elements, with the
+// of tile.atomic into tile.parallel loops over elements, with the
 // bounds checks their semantics ask for; copies the bulk tensor copy engine
 // makes become its instructions, or, from shared tiles to global memory,
 // bulk copies that tile-lower-bulk-copies issues after synchronization.
@@ -365,9 +365,9 @@ void lowerFill(Operation *op, Value buffer, Value value) {
   op->erase();
 }
 
-/// The tile form of tile.atomic_add: one atomic add per element, skipping
-/// elements outside the destination.
-void lowerAtomicTile(AtomicAddOp op) {
+/// The tile form of tile.atomic: one atomic operation per element,
+/// skipping elements outside the destination.
+void lowerAtomicTile(AtomicOp op) {
   OpBuilder b(op);
   Location loc = op.getLoc();
   auto valueType = cast<MemRefType>(op.getValue().getType());
@@ -391,29 +391,23 @@ void lowerAtomicTile(AtomicAddOp op) {
           extent == 1 ? base
                       : b.createOrFold<arith::AddIOp>(loc, base, *step++));
     guarded(b, loc, dst.inBounds(b, loc, indices), [&](OpBuilder &b) {
-      memref::AtomicRMWOp::create(b, loc,
-                                  isa<FloatType>(value.getType())
-                                      ? arith::AtomicRMWKind::addf
-                                      : arith::AtomicRMWKind::addi,
-                                  value, op.getDest(), indices);
+      memref::AtomicRMWOp::create(b, loc, op.getKind(), value, op.getDest(),
+                                  indices);
     });
   });
   op.erase();
 }
 
-/// The scalar form: one atomic add, skipped outside the destination.
-void lowerAtomicScalar(AtomicAddOp op) {
+/// The scalar form: one atomic operation, skipped outside the destination.
+void lowerAtomicScalar(AtomicOp op) {
   OpBuilder b(op);
   Location loc = op.getLoc();
   SmallVector<int64_t> extents(op.getIndices().size(), 1);
   RegionAccess dst{op.getDest(), getAsOpFoldResult(op.getIndices()), extents};
   SmallVector<Value> indices(op.getIndices());
   guarded(b, loc, dst.inBounds(b, loc, indices), [&](OpBuilder &b) {
-    memref::AtomicRMWOp::create(b, loc,
-                                isa<FloatType>(op.getValue().getType())
-                                    ? arith::AtomicRMWKind::addf
-                                    : arith::AtomicRMWKind::addi,
-                                op.getValue(), op.getDest(), indices);
+    memref::AtomicRMWOp::create(b, loc, op.getKind(), op.getValue(),
+                                op.getDest(), indices);
   });
   op.erase();
 }
@@ -425,7 +419,7 @@ struct LowerCopiesPass
   void runOnOperation() override {
     SmallVector<Operation *> ops;
     getOperation().walk([&](Operation *op) {
-      if (isa<CopyOp, FillOp, ClearOp, AtomicAddOp>(op))
+      if (isa<CopyOp, FillOp, ClearOp, AtomicOp>(op))
         ops.push_back(op);
     });
     // Bulk copies are chosen while the tiles' users are still copies.
@@ -451,7 +445,7 @@ struct LowerCopiesPass
             cast<MemRefType>(clear.getBuffer().getType()).getElementType();
         lowerFill(clear, clear.getBuffer(),
                   createZero(b, clear.getLoc(), type));
-      } else if (auto atomic = dyn_cast<AtomicAddOp>(op)) {
+      } else if (auto atomic = dyn_cast<AtomicOp>(op)) {
         if (isa<MemRefType>(atomic.getValue().getType()))
           lowerAtomicTile(atomic);
         else

@@ -160,7 +160,7 @@ struct SequentializePass
     SmallVector<Operation *> ops;
     getOperation().walk<WalkOrder::PostOrder>([&](Operation *op) {
       if (isa<ParallelOp, SerialOp, UnrollOp, PipelinedOp, GemmOp, ReduceOp,
-              AnnotateLayoutOp, CopyOp, FillOp, ClearOp, AtomicAddOp,
+              AnnotateLayoutOp, CopyOp, FillOp, ClearOp, AtomicOp,
               WarpSpecializeOp>(op))
         ops.push_back(op);
     });

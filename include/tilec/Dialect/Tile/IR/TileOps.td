@@ -10,6 +10,7 @@
 
 include "tilec/Dialect/Tile/IR/TileDialect.td"
 include "tilec/Dialect/Tile/IR/TileAttrs.td"
+include "mlir/Dialect/Arith/IR/ArithBase.td"
 include "mlir/Dialect/LLVMIR/LLVMTypes.td"
 include "mlir/IR/OpAsmInterface.td"
 include "mlir/IR/SymbolInterfaces.td"
@@ -356,28 +357,33 @@ def Tile_ReduceOp : Tile_Op<"reduce", [Tile_InKernel]> {
   let hasVerifier = 1;
 }
 
-def Tile_AtomicAddOp : Tile_Op<"atomic_add", [Tile_InKernel]> {
-  let summary = "Atomically adds a value or a tile into a buffer "
-                "(T.atomic_add)";
+def Tile_AtomicOp : Tile_Op<"atomic", [Tile_InKernel]> {
+  let summary = "Atomically combines a value or a tile into a buffer "
+                "(T.atomic_add, T.atomic_max, T.atomic_min)";
   let description = [{
-    Adds `value` to `dest` at `indices` atomically. A scalar value is added
-    to one element; a buffer value is added element-wise to the region of
-    `dest` that starts at `indices`. The region's `extents` (one per
-    dimension of `dest`) hold the value's shape with unit dimensions
-    anywhere, as a slice such as `dQ[b, i:i + 64, h, :]` gives: the value's
-    dimensions other than unit ones land, in order, on the region's. Without
-    `extents`, the region has the value's shape, with leading unit
-    dimensions when the value has lower rank. Elements outside `dest` are
-    skipped. `dest` is in global or shared memory.
+    Combines `value` into `dest` at `indices` atomically, as `kind` says:
+    an add (`addf`, `addi`), a maximum (`maxnumf`, `maxs`, `maxu`) or a
+    minimum (`minnumf`, `mins`, `minu`), of the kind's family for `dest`'s
+    elements (the signed or unsigned kinds as the .tile dtype is). A
+    scalar value is combined into one element; a buffer value element-wise
+    into the region of `dest` that starts at `indices`. The region's
+    `extents` (one per dimension of `dest`) hold the value's shape with
+    unit dimensions anywhere, as a slice such as `dQ[b, i:i + 64, h, :]`
+    gives: the value's dimensions other than unit ones land, in order, on
+    the region's. Without `extents`, the region has the value's shape,
+    with leading unit dimensions when the value has lower rank. Elements
+    outside `dest` are skipped. `dest` is in global or shared memory.
 
     ```mlir
-    tile.atomic_add %C_local to %C[%row, %col]
+    tile.atomic addf %C_local to %C[%row, %col]
         : memref<128x128xf32, #tile.fragment> to memref<1024x1024xf32>
-    tile.atomic_add %dq to %dQ[%b, %row, %h, %c0] {extents = array<i64: 1, 64, 1, 128>}
+    tile.atomic maxs %v to %M[%i] : i32 to memref<64xi32>
+    tile.atomic addf %dq to %dQ[%b, %row, %h, %c0] {extents = array<i64: 1, 64, 1, 128>}
         : memref<64x128xf32, #tile.shared> to memref<2x1024x8x128xf32>
     ```
   }];
   let arguments = (ins
+    AtomicRMWKindAttr:$kind,
     AnyType:$value,
     Arg<AnyMemRef, "", [MemRead, MemWrite]>:$dest,
     Variadic<Index>:$indices,
@@ -389,7 +395,7 @@ def Tile_AtomicAddOp : Tile_Op<"atomic_add", [Tile_InKernel]> {
     ::llvm::SmallVector<int64_t> getRegionExtents();
   }];
   let assemblyFormat = [{
-    $value `to` $dest `[` $indices `]` attr-dict `:` type($value) `to`
+    $kind $value `to` $dest `[` $indices `]` attr-dict `:` type($value) `to`
     type($dest)
   }];
   let hasVerifier = 1;

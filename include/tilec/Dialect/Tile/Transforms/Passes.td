@@ -105,11 +105,11 @@ def TilePipeline : Pass<"tile-pipeline", "mlir::func::FuncOp"> {
 }
 
 def TileLowerCopies : Pass<"tile-lower-copies", "mlir::func::FuncOp"> {
-  let summary = "Rewrite copies, fills, clears and atomic adds as loops";
+  let summary = "Rewrite copies, fills, clears and atomics as loops";
   let description = [{
-    Rewrites `tile.copy`, `tile.fill`, `tile.clear` and `tile.atomic_add`
-    into `tile.parallel` loops of element loads and stores (a scalar atomic
-    add into one `memref.atomic_rmw`), so that layout inference and
+    Rewrites `tile.copy`, `tile.fill`, `tile.clear` and `tile.atomic`
+    into `tile.parallel` loops of element loads and stores (a scalar
+    atomic into one `memref.atomic_rmw`), so that layout inference and
     distribution see one kind of element-wise code. A copy's loop runs over
     its region without unit dimensions. Reads outside the source buffer
     give zero and writes outside the destination are skipped, as
