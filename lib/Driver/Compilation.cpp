@@ -220,8 +220,9 @@ static LogicalResult compileGPUModule(ModuleOp module,
     printModule(module, os);
     return success();
   }
+  bool llvmIR = emit == Emit::LLVMIR || emit == Emit::Bitcode;
   CompileOptions serialized = options;
-  if (emit == Emit::LLVMIR || emit == Emit::Bitcode)
+  if (llvmIR)
     serialized.llvmIR =
         emit == Emit::LLVMIR ? LLVMIRFormat::Text : LLVMIRFormat::Bitcode;
   Stage last = emit == Emit::Binary || emit == Emit::Header ? Stage::Binary
@@ -231,7 +232,7 @@ static LogicalResult compileGPUModule(ModuleOp module,
   FailureOr<std::string> object = getCompiledObject(module);
   if (failed(object))
     return failure();
-  if (emit == Emit::LLVMIR || emit == Emit::Bitcode) {
+  if (llvmIR) {
     os << *object;
     return success();
   }

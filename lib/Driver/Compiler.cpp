@@ -215,6 +215,19 @@ addSerialization(PassManager &pm, const CompileOptions &options, bool binary) {
                              "}");
 }
 
+/// With -g, a subprogram for each LLVM function, so that the translation
+/// keeps the operations' file:line:col locations as line tables. NVPTX
+/// writes .file/.loc directives alone for directives-only info (nvcc's
+/// -lineinfo); fuller info would make the PTX a debug target, which ptxas
+/// refuses to optimize.
+static void addLineTables(PassManager &pm, const CompileOptions &options) {
+  if (!options.lineInfo)
+    return;
+  pm.addPass(LLVM::createDIScopeForLLVMFuncOpPass(
+      {options.target->isNVIDIA() ? LLVM::DIEmissionKind::DebugDirectivesOnly
+                                  : LLVM::DIEmissionKind::LineTablesOnly}));
+}
+
 /// From Stage::Tile to Stage::GPU for the host: the blocks' tile code as
 /// sequential loops, verified, in functions that run the grid.
 static void addHostLoopPipeline(PassManager &pm,
@@ -283,9 +296,7 @@ tilec::lowerModule(ModuleOp module, const CompileOptions &options, Stage from,
     if (from < Stage::LLVM && to >= Stage::LLVM) {
       if (failed(addHostLLVMPipeline(pm, options)))
         return failure();
-      if (options.lineInfo)
-        pm.addPass(LLVM::createDIScopeForLLVMFuncOpPass(
-            {LLVM::DIEmissionKind::LineTablesOnly}));
+      addLineTables(pm, options);
     }
     // Assembly and object files are emitted from the LLVM dialect by
     // compileForHost, not by passes.
@@ -306,16 +317,7 @@ tilec::lowerModule(ModuleOp module, const CompileOptions &options, Stage from,
   if (from < Stage::LLVM && to >= Stage::LLVM) {
     if (failed(addDevicePipeline(pm, options)))
       return failure();
-    // A subprogram for each function, so that the translation keeps the
-    // operations' file:line:col locations as line tables. NVPTX writes
-    // .file/.loc directives alone for directives-only info (nvcc's
-    // -lineinfo); fuller info would make the PTX a debug target, which
-    // ptxas refuses to optimize.
-    if (options.lineInfo)
-      pm.addPass(LLVM::createDIScopeForLLVMFuncOpPass(
-          {options.target->isNVIDIA()
-               ? LLVM::DIEmissionKind::DebugDirectivesOnly
-               : LLVM::DIEmissionKind::LineTablesOnly}));
+    addLineTables(pm, options);
   }
   if (to >= Stage::Assembly &&
       failed(addSerialization(pm, options, to == Stage::Binary)))

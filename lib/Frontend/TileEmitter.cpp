@@ -60,15 +60,14 @@ mlir::Value TileEmitter::emitWorkspace(mlir::func::FuncOp func,
                                        llvm::ArrayRef<int64_t> dimArgs,
                                        SMLoc loc) {
   unsigned index = func.getNumArguments();
-  llvm::SmallVector<mlir::NamedAttribute> attrs = {
-      builder.getNamedAttr(tile::kWorkspaceAttrName, builder.getUnitAttr())};
-  if (!dimArgs.empty())
-    attrs.push_back(builder.getNamedAttr(
-        "tile.dims", builder.getDenseI64ArrayAttr(dimArgs)));
-  if (mlir::failed(
-          func.insertArgument(index, mlir::MemRefType::get(shape, elementType),
-                              builder.getDictionaryAttr(attrs), getLoc(loc))))
+  if (mlir::failed(func.insertArgument(
+          index, mlir::MemRefType::get(shape, elementType),
+          builder.getDictionaryAttr(builder.getNamedAttr(
+              tile::kWorkspaceAttrName, builder.getUnitAttr())),
+          getLoc(loc))))
     return nullptr;
+  if (!dimArgs.empty())
+    setDynamicDims(func, index, dimArgs);
   // Named after the variable that holds it, once assigned (nameBuffer).
   auto names = llvm::to_vector(
       func->getAttrOfType<mlir::ArrayAttr>("tile.arg_names").getValue());

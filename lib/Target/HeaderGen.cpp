@@ -685,7 +685,7 @@ void HeaderWriter::writeKernelComment(const KernelInfo &kernel, unsigned index,
          << (launch.tensorMaps.size() == 1 ? "" : "s");
   };
   // Each launch's block, on each image where they differ.
-  auto blocks = [&](const KernelInfo &own, StringRef indent) {
+  auto blocks = [&](const KernelInfo &own) {
     if (own.launches.size() == 1) {
       block(own.launches.front());
       os << "\n";
@@ -693,14 +693,14 @@ void HeaderWriter::writeKernelComment(const KernelInfo &kernel, unsigned index,
     }
     os << "\n";
     for (auto [l, launch] : enumerate(own.launches)) {
-      os << " *" << indent << l + 1 << ". ";
+      os << " *   " << l + 1 << ". ";
       block(launch);
       os << "\n";
     }
   };
   if (!varies(index)) {
     os << (kernel.launches.size() == 1 ? " * " : " * thread blocks:");
-    blocks(kernel, "   ");
+    blocks(kernel);
     os << " */\n";
     return;
   }
@@ -708,7 +708,7 @@ void HeaderWriter::writeKernelComment(const KernelInfo &kernel, unsigned index,
     const KernelInfo &own = kernelIn(index, i);
     os << " * on " << commentText(image.arch) << ":"
        << (own.launches.size() == 1 ? " " : "");
-    blocks(own, "   ");
+    blocks(own);
   }
   os << " */\n";
 }
@@ -884,6 +884,8 @@ void HeaderWriter::writeKernel(const KernelInfo &kernel, unsigned index) {
   size_t firstMap = 0;
   for (size_t l = 0; l < numLaunches; ++l) {
     const LaunchInfo &launch = kernel.launches[l];
+    assert(launch.sharedMemoryBytes >= 0 &&
+           launch.sharedMemoryBytes <= UINT32_MAX && "shared memory size");
     if (!variant) {
       for (size_t j = 0; j < launch.tensorMaps.size(); ++j)
         os << "  " << names.args << "[" << params.size() + j << "] = &"
@@ -911,9 +913,11 @@ void HeaderWriter::writeKernel(const KernelInfo &kernel, unsigned index) {
         return get(kernelIn(index, i).launches[l]);
       });
     };
-    bool last = l + 1 == numLaunches && !workspace;
-    os << "  " << (last ? "return " : names.err + " = ") << api.launchKernel
-       << "(\n";
+    // The last launch's result is the call's, unless a workspace is freed
+    // after it; the others' failures return at once.
+    bool returnsLaunch = l + 1 == numLaunches && !workspace;
+    os << "  " << (returnsLaunch ? "return " : names.err + " = ")
+       << api.launchKernel << "(\n";
     os << "      " << function(l) << ", (unsigned)" << grid(l, 0)
        << ", (unsigned)" << grid(l, 1) << ", (unsigned)" << grid(l, 2) << ",\n";
     os << "      "
@@ -923,16 +927,13 @@ void HeaderWriter::writeKernel(const KernelInfo &kernel, unsigned index) {
        << launchValue([](const LaunchInfo &k) { return k.sharedMemoryBytes; })
        << ", stream, " << (numArgs ? names.args : std::string("NULL"))
        << ", NULL);\n";
-    if (!last && l + 1 != numLaunches)
+    if (!returnsLaunch)
       os << failIf(names.err + " != " + api.success.str(), names.err, "  ");
   }
   if (workspace) {
     // Freed in stream order, after the blocks that use it.
-    os << failIf(names.err + " != " + api.success.str(), names.err, "  ");
     os << "  if (" << names.ownsWorkspace << ")\n";
-    os << "    " << names.err << " = "
-       << (hip ? "hipFreeAsync" : "cuMemFreeAsync") << "(" << names.workspace
-       << ", stream);\n";
+    os << "    " << names.err << " = " << cleanupCall << ";\n";
     os << "  return " << names.err << ";\n";
   }
   cleanupCall.clear();

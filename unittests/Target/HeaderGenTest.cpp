@@ -226,6 +226,18 @@ size_t position(const std::string &text, StringRef piece) {
   return pos;
 }
 
+/// Checks that `pieces` are all in `text`, in that order, after its start.
+void expectInOrder(const std::string &text, ArrayRef<const char *> pieces) {
+  size_t last = 0;
+  for (const char *piece : pieces) {
+    size_t pos = position(text, piece);
+    if (pos != std::string::npos) {
+      EXPECT_GT(pos, last) << "out of order: " << piece;
+      last = pos;
+    }
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // The text
 //===----------------------------------------------------------------------===//
@@ -352,14 +364,7 @@ TEST(HeaderGenTest, LaunchValidatesBeforeLaunching) {
       "  err = gemm_function_(0, &function);\n"
       "  if (err != CUDA_SUCCESS)\n    return err;\n",
   };
-  size_t last = 0;
-  for (const char *check : checks) {
-    size_t pos = position(body, check);
-    if (pos != std::string::npos) {
-      EXPECT_GT(pos, last) << "out of order: " << check;
-      last = pos;
-    }
-  }
+  expectInOrder(body, checks);
   // Arguments in declaration order, dims narrowed to int32_t.
   EXPECT_TRUE(contains(body, "  dims[0] = (int32_t)m;\n"
                              "  dims[1] = (int32_t)n;\n"
@@ -449,15 +454,7 @@ TEST(HeaderGenTest, SeveralBlocksLaunchInOrderAfterEveryCheck) {
       "  if (owned)\n    err = cuMemFreeAsync(workspace, stream);\n"
       "  return err;\n}\n",
   };
-  size_t last = 0;
-  for (const char *step : steps) {
-    size_t pos = position(body, step);
-    EXPECT_NE(pos, std::string::npos) << "missing: " << step;
-    if (pos != std::string::npos) {
-      EXPECT_GE(pos, last) << "out of order: " << step;
-      last = pos;
-    }
-  }
+  expectInOrder(body, steps);
   // The module's table has a function per block, each looked up by its
   // symbol; the split's shared memory needs the opt-in.
   EXPECT_TRUE(contains(text, "CUfunction functions[4];"));

@@ -550,17 +550,12 @@ struct ConvertTileToGPUPass
       }
     }
     // A function's blocks in order: they launch one after the other.
-    for (auto [i, entry] : llvm::enumerate(kernels)) {
-      auto [func, kernel] = entry;
-      unsigned count = 0, index = 0;
-      for (auto [other, otherKernel] : kernels) {
-        if (other != func)
-          continue;
-        if (otherKernel == kernel)
-          index = count;
-        ++count;
-      }
-      std::string symbol = getDeviceSymbol(func, index, count, gpuModule);
+    DenseMap<Operation *, unsigned> blocks, outlined;
+    for (auto [func, kernel] : kernels)
+      ++blocks[func];
+    for (auto [func, kernel] : kernels) {
+      std::string symbol =
+          getDeviceSymbol(func, outlined[func]++, blocks[func], gpuModule);
       if (failed(KernelOutliner(func, kernel, symbol, gpuModule).run()))
         return signalPassFailure();
     }
