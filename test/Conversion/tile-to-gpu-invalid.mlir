@@ -39,3 +39,16 @@ func.func @no_dims(%a: memref<?xf32>, %n: index) {
   }
   return
 }
+
+// -----
+
+// A kernel launches from the function's own body, where the host side
+// computes its grid.
+func.func @nested_kernel(%c: i1, %n: index) {
+  scf.if %c {
+    // expected-error@+1 {{a kernel must be at the top level of a func.func}}
+    tile.kernel blocks(%a) in (%n) threads(128) {
+    }
+  }
+  return
+}

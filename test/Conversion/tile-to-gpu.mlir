@@ -237,3 +237,38 @@ func.func @one_consumer(%a: memref<4xf32>) {
   }
   return
 }
+
+// -----
+
+// A function's kernels launch in order, each a gpu.func of its own named
+// <function>_<i>; where another function has that name, a prefixed one.
+// CHECK-LABEL: func.func @blocks(
+// CHECK:         gpu.launch_func @tilec_kernels::@tilec_kernel_blocks_0 blocks in (%{{.*}}) threads in (%c32,
+// CHECK:         gpu.launch_func @tilec_kernels::@blocks_1 blocks in (%{{.*}}) threads in (%c64,
+// CHECK-LABEL: func.func @blocks_0(
+// CHECK:         gpu.launch_func @tilec_kernels::@blocks_0
+// CHECK-DAG:   gpu.func @tilec_kernel_blocks_0(
+// CHECK-DAG:   gpu.func @blocks_1(
+// CHECK-DAG:   gpu.func @blocks_0(
+func.func @blocks(%a: memref<64xf32>) {
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c0 = arith.constant 0 : index
+  %x = arith.constant 1.0 : f32
+  tile.kernel blocks(%bx) in (%c1) threads(32) {
+    memref.store %x, %a[%c0] : memref<64xf32>
+  }
+  tile.kernel blocks(%bx) in (%c2) threads(64) {
+    memref.store %x, %a[%c0] : memref<64xf32>
+  }
+  return
+}
+func.func @blocks_0(%a: memref<64xf32>) {
+  %c1 = arith.constant 1 : index
+  %c0 = arith.constant 0 : index
+  %x = arith.constant 1.0 : f32
+  tile.kernel blocks(%bx) in (%c1) threads(32) {
+    memref.store %x, %a[%c0] : memref<64xf32>
+  }
+  return
+}
