@@ -364,6 +364,7 @@ static mlir::LogicalResult prepare(const DriverOptions &options,
   }
   compilation.import.kernel = options.kernel;
   compilation.import.importPaths = options.importPaths;
+  compilation.import.warpSize = compilation.targets.front().target->warpSize;
   compilation.import.fnuzFloat8 =
       compilation.targets.front().target->vendor == TargetInfo::Vendor::AMD;
   if (std::optional<TypicalDevice> device =

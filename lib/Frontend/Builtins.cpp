@@ -30,6 +30,7 @@ createLanguageModule(mlir::MLIRContext *context,
   addMemoryBuiltins(*t);
   addComputeBuiltins(*t);
   addControlBuiltins(*t, *python);
+  addThreadBuiltins(*t);
   addAnnotationBuiltins(*t);
   addMathBuiltins(*t, *python);
   return t;

@@ -30,6 +30,10 @@ void addComputeBuiltins(ModuleObject &language);
 /// T.Kernel and the loops: T.Parallel, T.Pipelined, T.serial, T.unroll, and
 /// Python's range (ControlBuiltins.cpp).
 void addControlBuiltins(ModuleObject &language, ModuleObject &python);
+/// One thread's view of the block: T.get_thread_binding, the lane, warp
+/// and warpgroup indices, T.sync_threads and the warp shuffles
+/// (ThreadBuiltins.cpp).
+void addThreadBuiltins(ModuleObject &language);
 /// T.assume, T.use_swizzle, T.annotate_layout (AnnotationBuiltins.cpp).
 void addAnnotationBuiltins(ModuleObject &language);
 /// tilelang.layout's make_swizzled_layout (AnnotationBuiltins.cpp).

@@ -256,6 +256,11 @@ void tilec::frontend::addControlBuiltins(ModuleObject &language,
   m["Serial"] = m["serial"];
   m["unroll"] = builtin("T.unroll", serialLoop(IterableObject::LoopKind::Unroll,
                                                "T.unroll", false));
+  // Each thread runs every iteration, unrolled so that accesses to
+  // consecutive elements merge into vector ones.
+  m["vectorized"] =
+      builtin("T.vectorized", serialLoop(IterableObject::LoopKind::Unroll,
+                                         "T.vectorized", false));
   python.members["range"] = builtin(
       "range", serialLoop(IterableObject::LoopKind::Serial, "range", true));
 }

@@ -7,8 +7,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "BuiltinsInternal.h"
+#include "tilec/Dialect/Tile/IR/TileOps.h"
 #include "tilec/Frontend/Evaluator.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/SaveAndRestore.h"
 
@@ -627,6 +630,60 @@ Ref Evaluator::blockIndex(unsigned dim, SMLoc loc) {
   linear.terms.push_back({arg, 1});
   return std::make_shared<ScalarObject>(arg, getIndexDType(getContext()),
                                         linear);
+}
+
+llvm::ArrayRef<int64_t> Evaluator::kernelThreads() const {
+  if (!kernelBody)
+    return {};
+  return llvm::cast<tilec::tile::KernelOp>(kernelBody->getParentOp())
+      .getThreads();
+}
+
+Ref Evaluator::threadIndex(unsigned dim, SMLoc loc) {
+  if (!kernelBody)
+    return error(loc, "thread indices exist only inside a T.Kernel block");
+  llvm::ArrayRef<int64_t> threads = kernelThreads();
+  if (dim >= threads.size())
+    return error(loc, "the threads of this T.Kernel have " +
+                          llvm::Twine(threads.size()) + " dimension" +
+                          (threads.size() == 1 ? "" : "s") + ", not " +
+                          llvm::Twine(dim + 1));
+  // At the top of the kernel, so that the index dominates every use
+  // whatever region asked for it, after those asked for before.
+  mlir::OpBuilder::InsertionGuard guard(builder);
+  auto firstOther = llvm::find_if(*kernelBody, [](mlir::Operation &op) {
+    return !llvm::isa<mlir::gpu::ThreadIdOp>(op);
+  });
+  builder.setInsertionPoint(kernelBody, firstOther);
+  const mlir::gpu::Dimension dims[] = {mlir::gpu::Dimension::x,
+                                       mlir::gpu::Dimension::y,
+                                       mlir::gpu::Dimension::z};
+  mlir::Value id = mlir::gpu::ThreadIdOp::create(
+      builder, getLoc(loc), dims[dim], builder.getIndexAttr(threads[dim]));
+  LinearForm linear;
+  linear.terms.push_back({id, 1});
+  return std::make_shared<ScalarObject>(id, getIndexDType(getContext()),
+                                        linear);
+}
+
+Ref Evaluator::linearThreadIndex(SMLoc loc) {
+  Ref x = threadIndex(0, loc);
+  if (isPoison(x))
+    return x;
+  llvm::ArrayRef<int64_t> threads = kernelThreads();
+  mlir::Value linear = llvm::cast<ScalarObject>(*x).value;
+  mlir::Location location = getLoc(loc);
+  int64_t stride = threads[0];
+  for (unsigned dim = 1; dim < threads.size(); ++dim) {
+    mlir::Value id = llvm::cast<ScalarObject>(*threadIndex(dim, loc)).value;
+    linear = mlir::arith::AddIOp::create(
+        builder, location, linear,
+        mlir::arith::MulIOp::create(
+            builder, location, id,
+            mlir::arith::ConstantIndexOp::create(builder, location, stride)));
+    stride *= threads[dim];
+  }
+  return std::make_shared<ScalarObject>(linear, getIndexDType(getContext()));
 }
 
 void Evaluator::execAssert(const AssertStmt &stmt) {

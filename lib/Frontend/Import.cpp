@@ -12,6 +12,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -35,8 +36,9 @@ tilec::frontend::importTileFile(llvm::SourceMgr &sourceMgr,
                                 mlir::MLIRContext *context,
                                 const ImportOptions &options) {
   context->loadDialect<tile::TileDialect, mlir::arith::ArithDialect,
-                       mlir::func::FuncDialect, mlir::math::MathDialect,
-                       mlir::memref::MemRefDialect, mlir::scf::SCFDialect>();
+                       mlir::func::FuncDialect, mlir::gpu::GPUDialect,
+                       mlir::math::MathDialect, mlir::memref::MemRefDialect,
+                       mlir::scf::SCFDialect>();
   TileSource source(sourceMgr, sourceMgr.getMainFileID(), context);
   Parser parser(source);
   std::unique_ptr<Module> ast = parser.parseModule();

@@ -118,3 +118,83 @@ func.func @while_loop(%a: memref<64xf32>, %b: memref<64xf32>, %n: memref<1xi32>)
   }
   return
 }
+
+// -----
+
+// A condition or loop bound that differs between threads leaves some out
+// of a barrier inside: the statement is synchronized as a whole, before
+// it, whether it reads the thread index directly, through a loop's
+// induction variable, or through a variable stored under such a
+// condition. A condition every thread computes alike keeps its barrier
+// inside.
+// CHECK-LABEL: func.func @divergent_control
+// CHECK: %[[TID:.*]] = gpu.thread_id
+// CHECK-NEXT: memref.store %{{.*}}, %[[S:.*]][%[[TID]]] :
+// CHECK-NEXT: %[[FIRST:.*]] = arith.cmpi eq, %[[TID]]
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: scf.if %[[FIRST]] {
+// CHECK-NEXT: memref.load %[[S]]
+// CHECK: gpu.barrier
+// CHECK-NEXT: memref.store %{{.*}}, %[[S]][%[[TID]]]
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: scf.for %[[I:.*]] = %{{.*}} to %[[TID]]
+// CHECK-NEXT: memref.store %{{.*}}, %[[S]][%[[I]]]
+// CHECK-NEXT: memref.load %[[S]]
+// CHECK: scf.if
+// CHECK-NEXT: memref.load %[[S]]
+// CHECK: gpu.barrier
+// CHECK-NEXT: memref.store %{{.*}}, %[[S]][%[[TID]]]
+// CHECK-NEXT: scf.if %[[FIRST]] {
+// CHECK: %[[SET:.*]] = memref.load %{{.*}}[] :
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: scf.if %[[SET]] {
+// CHECK-NEXT: memref.load %[[S]]
+// CHECK: gpu.barrier
+// CHECK-NEXT: memref.store %{{.*}}, %[[S]][%[[TID]]]
+// CHECK-NEXT: %[[UNIFORM:.*]] = arith.cmpi ult
+// CHECK-NEXT: scf.if %[[UNIFORM]] {
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: memref.load %[[S]]
+func.func @divergent_control(%out: memref<64xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %true = arith.constant true
+  %x = arith.constant 1.0 : f32
+  tile.kernel blocks(%bx) in (%c1) threads(64) {
+    %s = tile.alloc_shared : memref<64xf32, #tile.shared>
+    %flag = tile.alloc_var : memref<i1, #tile.local>
+    %tid = gpu.thread_id x upper_bound 64
+    memref.store %x, %s[%tid] : memref<64xf32, #tile.shared>
+    %first = arith.cmpi eq, %tid, %c0 : index
+    scf.if %first {
+      %v = memref.load %s[%c1] : memref<64xf32, #tile.shared>
+      memref.store %v, %out[%c0] : memref<64xf32>
+    }
+    memref.store %x, %s[%tid] : memref<64xf32, #tile.shared>
+    scf.for %i = %c0 to %tid step %c1 {
+      memref.store %x, %s[%i] : memref<64xf32, #tile.shared>
+      %v = memref.load %s[%c1] : memref<64xf32, #tile.shared>
+      %below = arith.cmpi ult, %i, %c1 : index
+      scf.if %below {
+        %w = memref.load %s[%i] : memref<64xf32, #tile.shared>
+        memref.store %w, %out[%i] : memref<64xf32>
+      }
+    }
+    memref.store %x, %s[%tid] : memref<64xf32, #tile.shared>
+    scf.if %first {
+      memref.store %true, %flag[] : memref<i1, #tile.local>
+    }
+    %set = memref.load %flag[] : memref<i1, #tile.local>
+    scf.if %set {
+      %v = memref.load %s[%c1] : memref<64xf32, #tile.shared>
+      memref.store %v, %out[%c1] : memref<64xf32>
+    }
+    memref.store %x, %s[%tid] : memref<64xf32, #tile.shared>
+    %uniform = arith.cmpi ult, %bx, %n : index
+    scf.if %uniform {
+      %v = memref.load %s[%c1] : memref<64xf32, #tile.shared>
+      memref.store %v, %out[%c1] : memref<64xf32>
+    }
+  }
+  return
+}

@@ -23,3 +23,17 @@ func.func @fill() {
   }
   return
 }
+
+// -----
+
+// One thread runs the block: code that tells its threads apart cannot.
+func.func @thread_index(%a: memref<64xf32>) {
+  %c1 = arith.constant 1 : index
+  %x = arith.constant 1.0 : f32
+  tile.kernel blocks(%bx) in (%c1) threads(64) {
+    // expected-error@+1 {{thread-level code (T.get_thread_binding, the warp shuffles) is not supported on a target that runs a block on one thread}}
+    %tid = gpu.thread_id x upper_bound 64
+    memref.store %x, %a[%tid] : memref<64xf32>
+  }
+  return
+}

@@ -129,3 +129,25 @@ func.func @reduce() {
   }
   return
 }
+
+// -----
+
+// Statements run in order, so a barrier the kernel wrote has nothing to
+// order.
+// CHECK-LABEL: func.func @barrier
+// CHECK-NOT: gpu.barrier
+// CHECK: memref.store
+// CHECK-NEXT: memref.load
+func.func @barrier(%a: memref<64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %x = arith.constant 1.0 : f32
+  tile.kernel blocks(%bx) in (%c1) threads(64) {
+    %s = tile.alloc_shared : memref<64xf32, #tile.shared>
+    memref.store %x, %s[%c0] : memref<64xf32, #tile.shared>
+    gpu.barrier
+    %v = memref.load %s[%c0] : memref<64xf32, #tile.shared>
+    memref.store %v, %a[%c1] : memref<64xf32>
+  }
+  return
+}

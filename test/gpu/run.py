@@ -337,6 +337,17 @@ def configs():
                     {"M": 200, "N": 100, "dim": dim, "reverse": reverse},
                     "CUMSUM", {"M": 200, "N": 100, "CUMSUM_DIM": dim,
                                "CUMSUM_REVERSE": int(reverse)}))
+    # Code written from one thread's view of the block: thread, lane and
+    # warp indices, T.vectorized, warp shuffles and explicit barriers.
+    threads = kernel("thread_level")
+    out.append(("warp_row_sums_1001x300", threads, {"M": 1001, "N": 300},
+                "WARP_ROW_SUMS", {"M": 1001, "N": 300},
+                ["--kernel", "warp_row_sums"]))
+    out.append(("dequant_int4_200x320", threads, {"N": 200, "K": 320},
+                "DEQUANT_INT4", {"N": 200, "K": 320},
+                ["--kernel", "dequant_int4"]))
+    out.append(("shuffle_modes_1000", threads, {"M": 1000},
+                "SHUFFLE_MODES", {"M": 1000}, ["--kernel", "shuffle_modes"]))
     # Fragments whose uses need different layouts, converted through
     # shared memory, over shapes that cut the tiles.
     layouts = kernel("layouts")
@@ -549,8 +560,8 @@ AMD_FLAGS = {"--no-cp-async"}
 def host_work(kind, macros):
     """The multiply-adds a program's kernel and float64 reference do, or
     None for programs the host target does not run: headers for several
-    GPUs."""
-    if kind == "MULTIARCH":
+    GPUs, and kernels that tell the block's threads apart."""
+    if kind in ("MULTIARCH", "WARP_ROW_SUMS", "DEQUANT_INT4", "SHUFFLE_MODES"):
         return None
     if kind in ("MMA", "GEMM"):
         return macros["M"] * macros["N"] * macros["K"]

@@ -47,6 +47,8 @@ struct ImportOptions {
   /// Whether the target's 8-bit floats are the fnuz kinds (AMD's), which
   /// TileLang's determine_fp8_type() then answers.
   bool fnuzFloat8 = false;
+  /// The threads of a warp on the target (T.get_lane_idx, the shuffles).
+  int64_t warpSize = 32;
   /// Folders `import` searches after the importing file's own (-I).
   std::vector<std::string> importPaths;
   /// Where to list the files `import` read besides the main one, for
@@ -162,6 +164,13 @@ public:
   /// The index of this block along grid dimension `dim` of the enclosing
   /// T.Kernel, as its `as (bx, by)` names give it.
   Ref blockIndex(unsigned dim, llvm::SMLoc loc);
+  /// The index of this thread along dimension `dim` of the enclosing
+  /// T.Kernel's threads (T.get_thread_binding).
+  Ref threadIndex(unsigned dim, llvm::SMLoc loc);
+  /// This thread's index in its block, dimension x varying fastest.
+  Ref linearThreadIndex(llvm::SMLoc loc);
+  /// The thread extents of the enclosing T.Kernel (empty outside one).
+  llvm::ArrayRef<int64_t> kernelThreads() const;
 
   /// Returns `value`, or poison after reporting at `loc` that it nests
   /// tuples, lists or dicts deeper than the evaluator allows.

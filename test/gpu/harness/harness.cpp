@@ -1100,6 +1100,108 @@ static bool run(Context &ctx) {
   return compare(TEST_NAME, got, want, 0.0, 0.0, ctx.seed);
 }
 
+#elif defined(TEST_WARP_ROW_SUMS)
+// Row sums by one warp a row (XOR shuffles), and the largest of each
+// block's four, a block's last rows past the end counting as 0.
+static bool run(Context &ctx) {
+  const int m = TEST_M, n = TEST_N, blocks = (m + 3) / 4;
+  std::vector<float> x = ctx.uniform(size_t(m) * n);
+  Buffer X(x.size(), 4), RowSum(m, 4), BlockMax(blocks, 4);
+  X.upload(x.data());
+  RowSum.poison();
+  BlockMax.poison();
+  CHECK(LAUNCH(warp_row_sums, X.ptr, RowSum.ptr, BlockMax.ptr));
+  SYNC();
+  std::vector<float> sums(m), maxima(blocks);
+  RowSum.download(sums.data());
+  BlockMax.download(maxima.data());
+  std::vector<double> want(m), wantMax(blocks, -INFINITY);
+  for (int r = 0; r < m; ++r) {
+    for (int c = 0; c < n; ++c)
+      want[r] += x[size_t(r) * n + c];
+    wantMax[r / 4] = std::max(wantMax[r / 4], want[r]);
+  }
+  if (m % 4)
+    wantMax.back() = std::max(wantMax.back(), 0.0);
+  std::vector<double> got = widen(sums);
+  got.insert(got.end(), maxima.begin(), maxima.end());
+  want.insert(want.end(), wantMax.begin(), wantMax.end());
+  return compare(TEST_NAME, got, want, 1e-4, 1e-5, ctx.seed);
+}
+
+#elif defined(TEST_DEQUANT_INT4)
+// Out[n, k] = (nibble k of row n - 8) * Scale[n], low nibble first.
+static bool run(Context &ctx) {
+  const int n = TEST_N, k = TEST_K;
+  std::vector<uint8_t> packed(size_t(n) * k / 2);
+  std::uniform_int_distribution<int> byte(0, 255);
+  for (uint8_t &b : packed)
+    b = uint8_t(byte(ctx.rng));
+  std::vector<float> scale = roundHalf(ctx.uniform(n, 0.5f, 2.0f));
+  Buffer B(packed.size(), 1), Scale(n, 2), Out(size_t(n) * k, 2);
+  B.upload(packed.data());
+  Scale.upload(toHalf(scale).data());
+  Out.poison();
+  CHECK(LAUNCH(dequant_int4, B.ptr, Scale.ptr, Out.ptr));
+  SYNC();
+  std::vector<uint16_t> out(size_t(n) * k);
+  Out.download(out.data());
+  std::vector<double> got(out.size()), want(out.size());
+  for (int r = 0; r < n; ++r)
+    for (int c = 0; c < k; ++c) {
+      size_t at = size_t(r) * k + c;
+      int nibble = (packed[at / 2] >> (4 * (c % 2))) & 0xf;
+      got[at] = halfToFloat(out[at]);
+      want[at] = double(halfToFloat(floatToHalf(float(nibble - 8)))) * scale[r];
+    }
+  // One rounding of the product to half.
+  return compare(TEST_NAME, got, want, 0, 1.0 / 1024, ctx.seed);
+}
+
+#elif defined(TEST_SHUFFLE_MODES)
+// Within each group of 32 elements: the next lane's value (the last lane
+// its own), the value two lanes back (the first two their own), lane 5's,
+// and the 64-bit value of lane ^ 1, compared half by half.
+static bool run(Context &ctx) {
+  const int m = TEST_M;
+  std::vector<float> x = roundHalf(ctx.uniform(m));
+  std::vector<uint64_t> wide(m);
+  std::uniform_int_distribution<uint64_t> bits;
+  for (uint64_t &w : wide)
+    w = bits(ctx.rng);
+  Buffer X(m, 2), Wide(m, 8), Down(m, 2), Up(m, 2), Broadcast(m, 2),
+      Pairs(m, 8);
+  X.upload(toHalf(x).data());
+  Wide.upload(wide.data());
+  for (Buffer *out : {&Down, &Up, &Broadcast, &Pairs})
+    out->poison();
+  CHECK(LAUNCH(shuffle_modes, X.ptr, Wide.ptr, Down.ptr, Up.ptr, Broadcast.ptr,
+               Pairs.ptr));
+  SYNC();
+  std::vector<uint16_t> down(m), up(m), broadcast(m);
+  std::vector<uint64_t> pairs(m);
+  Down.download(down.data());
+  Up.download(up.data());
+  Broadcast.download(broadcast.data());
+  Pairs.download(pairs.data());
+  // Lanes past the end hold 0.
+  auto value = [&](int i) { return i < m ? double(x[i]) : 0.0; };
+  auto word = [&](int i) { return i < m ? wide[i] : uint64_t(0); };
+  std::vector<double> got, want;
+  for (int i = 0; i < m; ++i) {
+    int lane = i % 32, base = i - lane;
+    got.insert(got.end(),
+               {double(halfToFloat(down[i])), double(halfToFloat(up[i])),
+                double(halfToFloat(broadcast[i])), double(pairs[i] >> 32),
+                double(pairs[i] & 0xffffffffu)});
+    uint64_t pair = word(base + (lane ^ 1));
+    want.insert(want.end(), {value(lane == 31 ? i : i + 1),
+                             value(lane < 2 ? i : i - 2), value(base + 5),
+                             double(pair >> 32), double(pair & 0xffffffffu)});
+  }
+  return compare(TEST_NAME, got, want, 0, 0, ctx.seed);
+}
+
 #else
 #error "compile with one TEST_<KIND> macro"
 #endif

@@ -16,6 +16,7 @@
 #include "tilec/Dialect/Tile/Transforms/Utils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
@@ -156,6 +157,21 @@ void sequentializeReduce(ReduceOp reduce) {
 struct SequentializePass
     : public tilec::tile::impl::TileSequentializeBase<SequentializePass> {
   void runOnOperation() override {
+    // Code that tells the block's threads apart needs as many threads as
+    // the block has; statements in order are all a barrier guarantees here.
+    WalkResult threadLevel = getOperation().walk([&](Operation *op) {
+      if (isa<gpu::ThreadIdOp, gpu::LaneIdOp, gpu::ShuffleOp>(op)) {
+        op->emitError() << "thread-level code (T.get_thread_binding, the warp "
+                           "shuffles) is not supported on a target that runs "
+                           "a block on one thread";
+        return WalkResult::interrupt();
+      }
+      if (isa<gpu::BarrierOp>(op))
+        op->erase();
+      return WalkResult::advance();
+    });
+    if (threadLevel.wasInterrupted())
+      return signalPassFailure();
     // Inner ops first, so that each body moved holds loops already.
     SmallVector<Operation *> ops;
     getOperation().walk<WalkOrder::PostOrder>([&](Operation *op) {

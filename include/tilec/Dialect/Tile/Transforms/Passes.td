@@ -216,7 +216,11 @@ def TileInsertBarriers : Pass<"tile-insert-barriers", "mlir::func::FuncOp"> {
     the enclosing loops. A statement is a top-level op of a kernel or loop
     body; code inside `tile.parallel` is one statement. A loop whose body
     conflicts with what came before it gets one barrier before the loop,
-    not one per iteration.
+    not one per iteration. An `scf.if` whose condition, or a loop whose
+    bounds, differ between the block's threads (they derive from
+    `gpu.thread_id`, `gpu.lane_id` or `gpu.shuffle`, through values or a
+    thread's own variables) is one statement too: a barrier inside would
+    leave some threads out.
 
     On targets with `wgmma`, a barrier before a statement that holds a
     `tile.gemm` comes after a `fence.proxy.async.shared::cta`: wgmma reads
@@ -324,6 +328,9 @@ def TileSequentialize : Pass<"tile-sequentialize", "mlir::func::FuncOp"> {
 
     Copies, fills, clears and atomic adds must already be loops
     (`tile-lower-copies`, without `tile-pipeline`); any left is an error.
+    So is code that tells the threads apart (`gpu.thread_id`,
+    `gpu.lane_id`, `gpu.shuffle`), which one thread cannot run for all;
+    the kernel's own `gpu.barrier`s go.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::memref::MemRefDialect",

@@ -1,0 +1,283 @@
+//===- ThreadBuiltins.cpp - One thread's view of a block in .tile --------===//
+//
+// Part of tilec. Code outside T.Parallel runs on every thread of the block;
+// these builtins let it tell the threads apart and exchange values:
+// T.get_thread_binding and the lane, warp and warpgroup indices derived
+// from it, T.sync_threads, and the warp shuffles.
+//
+//===----------------------------------------------------------------------===//
+
+#include "BuiltinsInternal.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+
+using namespace tilec::frontend;
+using llvm::SMLoc;
+using llvm::StringRef;
+namespace arith = mlir::arith;
+namespace gpu = mlir::gpu;
+
+/// T.get_thread_binding(dim=0): this thread's index along `dim` of the
+/// block's threads.
+static Ref getThreadBinding(Evaluator &eval, const CallArgs &call) {
+  std::optional<Args> args =
+      bindArgs(eval, call, "T.get_thread_binding", {"dim"}, 0);
+  if (!args || !eval.requireKernel(call.loc, "T.get_thread_binding"))
+    return poison();
+  int64_t dim = 0;
+  if (args->has(0)) {
+    std::optional<int64_t> given =
+        constIntArg(eval, (*args)[0], args->loc(0), "the thread dimension");
+    if (!given)
+      return poison();
+    if (*given < 0 || *given > 2)
+      return eval.error(args->loc(0), "the thread dimension is 0, 1 or 2, "
+                                      "got " +
+                                          llvm::Twine(*given));
+    dim = *given;
+  }
+  return eval.threadIndex(dim, call.loc);
+}
+
+/// T.get_thread_bindings(): the thread's indices along every dimension.
+static Ref getThreadBindings(Evaluator &eval, const CallArgs &call) {
+  if (!bindArgs(eval, call, "T.get_thread_bindings", {}, 0) ||
+      !eval.requireKernel(call.loc, "T.get_thread_bindings"))
+    return poison();
+  std::vector<Ref> indices;
+  for (unsigned dim = 0; dim < eval.kernelThreads().size(); ++dim)
+    indices.push_back(eval.threadIndex(dim, call.loc));
+  return tuple(std::move(indices), /*isList=*/true);
+}
+
+/// An optional positive compile-time size argument, or `fallback`.
+static std::optional<int64_t> sizeArg(Evaluator &eval, const Args &args,
+                                      size_t i, int64_t fallback,
+                                      StringRef what) {
+  if (!args.has(i))
+    return fallback;
+  std::optional<int64_t> value = constIntArg(eval, args[i], args.loc(i), what);
+  if (!value)
+    return std::nullopt;
+  if (*value <= 0) {
+    eval.error(args.loc(i),
+               what + " must be positive, got " + llvm::Twine(*value));
+    return std::nullopt;
+  }
+  return value;
+}
+
+/// The block-linear thread index divided by `divisor`, modulo `modulus`
+/// when it is given.
+static Ref threadPart(Evaluator &eval, SMLoc loc, int64_t divisor,
+                      std::optional<int64_t> modulus) {
+  Ref linear = eval.linearThreadIndex(loc);
+  if (isPoison(linear))
+    return linear;
+  mlir::OpBuilder &b = eval.getBuilder();
+  mlir::Location location = eval.getLoc(loc);
+  mlir::Value value = llvm::cast<ScalarObject>(*linear).value;
+  auto constant = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(b, location, v);
+  };
+  if (divisor != 1)
+    value = arith::DivUIOp::create(b, location, value, constant(divisor));
+  if (modulus)
+    value = arith::RemUIOp::create(b, location, value, constant(*modulus));
+  return std::make_shared<ScalarObject>(value,
+                                        getIndexDType(eval.getContext()));
+}
+
+/// T.get_lane_idx(warp_size=None): the thread's lane in its warp.
+static Ref getLaneIdx(Evaluator &eval, const CallArgs &call) {
+  std::optional<Args> args =
+      bindArgs(eval, call, "T.get_lane_idx", {"warp_size"}, 0);
+  if (!args || !eval.requireKernel(call.loc, "T.get_lane_idx"))
+    return poison();
+  std::optional<int64_t> warp =
+      sizeArg(eval, *args, 0, eval.getOptions().warpSize, "warp_size");
+  if (!warp)
+    return poison();
+  return threadPart(eval, call.loc, 1, *warp);
+}
+
+/// T.get_warp_idx(warp_size=None) and T.get_warp_idx_sync: the thread's
+/// warp in the block.
+static BuiltinObject::Handler getWarpIdx(std::string name) {
+  return [=](Evaluator &eval, const CallArgs &call) -> Ref {
+    std::optional<Args> args = bindArgs(eval, call, name, {"warp_size"}, 0);
+    if (!args || !eval.requireKernel(call.loc, name))
+      return poison();
+    std::optional<int64_t> warp =
+        sizeArg(eval, *args, 0, eval.getOptions().warpSize, "warp_size");
+    if (!warp)
+      return poison();
+    return threadPart(eval, call.loc, *warp, std::nullopt);
+  };
+}
+
+/// T.get_warp_group_idx(warp_size=None, warps_per_group=None): the
+/// thread's warpgroup (four warps unless told otherwise).
+static Ref getWarpGroupIdx(Evaluator &eval, const CallArgs &call) {
+  std::optional<Args> args = bindArgs(eval, call, "T.get_warp_group_idx",
+                                      {"warp_size", "warps_per_group"}, 0);
+  if (!args || !eval.requireKernel(call.loc, "T.get_warp_group_idx"))
+    return poison();
+  std::optional<int64_t> warp =
+      sizeArg(eval, *args, 0, eval.getOptions().warpSize, "warp_size");
+  std::optional<int64_t> warps =
+      warp ? sizeArg(eval, *args, 1, 4, "warps_per_group") : std::nullopt;
+  if (!warps)
+    return poison();
+  return threadPart(eval, call.loc, *warp * *warps, std::nullopt);
+}
+
+/// T.sync_threads(): a barrier of the whole block. TileLang's named
+/// barriers over part of it (barrier_id, arrive_count) are not supported.
+static Ref syncThreads(Evaluator &eval, const CallArgs &call) {
+  std::optional<Args> args =
+      bindArgs(eval, call, "T.sync_threads", {"barrier_id", "arrive_count"}, 0);
+  if (!args || !eval.requireKernel(call.loc, "T.sync_threads"))
+    return poison();
+  if (args->has(0) || args->has(1))
+    return eval.error(args->has(0) ? args->loc(0) : args->loc(1),
+                      "T.sync_threads over part of the block (a named "
+                      "barrier) is not supported by tilec yet");
+  gpu::BarrierOp::create(eval.getBuilder(), eval.getLoc(call.loc));
+  return none();
+}
+
+/// T.shfl_xor, T.shfl_down, T.shfl_up and T.shfl_sync(value, delta,
+/// width=warp size, mask=all lanes): `value` as another lane of the warp
+/// holds it. Values narrower than 32 bits travel widened, indices as
+/// 32-bit integers, and 64-bit values in two halves.
+static BuiltinObject::Handler shuffle(gpu::ShuffleMode mode, std::string name,
+                                      StringRef deltaName) {
+  return [=](Evaluator &eval, const CallArgs &call) -> Ref {
+    std::optional<Args> args =
+        bindArgs(eval, call, name, {"value", deltaName, "width", "mask"}, 2);
+    if (!args || !eval.requireKernel(call.loc, name))
+      return poison();
+    Ref value = eval.toScalar((*args)[0], args->loc(0));
+    Ref delta = eval.toScalar((*args)[1], args->loc(1));
+    if (isPoison(value) || isPoison(delta))
+      return poison();
+    int64_t warpSize = eval.getOptions().warpSize;
+    std::optional<int64_t> width =
+        sizeArg(eval, *args, 2, warpSize, "the shuffle width");
+    if (!width)
+      return poison();
+    if (*width > warpSize || !llvm::isPowerOf2_64(*width))
+      return eval.error(args->loc(2),
+                        "the shuffle width must be a power of two up to the "
+                        "warp size (" +
+                            llvm::Twine(warpSize) + "), got " +
+                            llvm::Twine(*width));
+    // The mask names the lanes that take part; tilec's shuffles always
+    // involve the whole warp, so only that mask is accepted.
+    if (args->has(3)) {
+      std::optional<int64_t> mask =
+          constIntArg(eval, (*args)[3], args->loc(3), "the shuffle mask");
+      if (!mask)
+        return poison();
+      if ((*mask & 0xffffffff) != 0xffffffff)
+        return eval.error(args->loc(3),
+                          "tilec's warp shuffles involve every lane: the "
+                          "mask must be 0xffffffff");
+    }
+    if (!getConstInt(delta) && !eval.dtypeOf(delta).isInteger())
+      return eval.error(args->loc(1), name + " takes an integer " + deltaName +
+                                          ", got a " +
+                                          (llvm::isa<ScalarObject>(*delta)
+                                               ? eval.dtypeOf(delta).name
+                                               : getTypeName(*delta)));
+
+    mlir::OpBuilder &b = eval.getBuilder();
+    mlir::Location loc = eval.getLoc(call.loc);
+    mlir::Type i32 = b.getI32Type();
+    DType dtype = eval.dtypeOf(value);
+    if (!getConstInt(value) && !getConstNumber(value) && !dtype.isFloat() &&
+        !dtype.isInteger() && !dtype.isBool())
+      return eval.error(args->loc(0), name + " shuffles numbers");
+    mlir::Value v = eval.materialize(value, dtype, call.loc);
+    DType i32Type{"int32", i32};
+    mlir::Value offset = eval.materialize(delta, i32Type, call.loc);
+    mlir::Value widthValue = arith::ConstantIntOp::create(b, loc, *width, 32);
+    auto shuffle32 = [&](mlir::Value word) {
+      return gpu::ShuffleOp::create(b, loc, word, offset, widthValue, mode)
+          .getShuffleResult();
+    };
+
+    mlir::Type type = v.getType();
+    mlir::Value result;
+    if (type.isIndex()) {
+      // Indices (thread, lane and loop indices) fit 32 bits.
+      result = arith::IndexCastOp::create(
+          b, loc, type,
+          shuffle32(arith::IndexCastOp::create(b, loc, i32, v).getResult()));
+      return std::make_shared<ScalarObject>(result, dtype);
+    }
+    unsigned bits = type.getIntOrFloatBitWidth();
+    if (bits == 32) {
+      result = shuffle32(v);
+    } else if (bits < 32) {
+      // Widen, shuffle and narrow back; a float through f32, which holds
+      // every narrower float exactly.
+      if (mlir::isa<mlir::FloatType>(type)) {
+        mlir::Value wide = arith::ExtFOp::create(b, loc, b.getF32Type(), v);
+        result = arith::TruncFOp::create(b, loc, type, shuffle32(wide));
+      } else {
+        mlir::Value wide =
+            dtype.isUnsigned || dtype.isBool()
+                ? arith::ExtUIOp::create(b, loc, i32, v).getResult()
+                : arith::ExtSIOp::create(b, loc, i32, v).getResult();
+        result = arith::TruncIOp::create(b, loc, type, shuffle32(wide));
+      }
+    } else {
+      // 64 bits: the two halves travel separately.
+      mlir::Type i64 = b.getI64Type();
+      mlir::Value word = v;
+      if (mlir::isa<mlir::FloatType>(type))
+        word = arith::BitcastOp::create(b, loc, i64, v);
+      mlir::Value low = arith::TruncIOp::create(b, loc, i32, word);
+      mlir::Value high = arith::TruncIOp::create(
+          b, loc, i32,
+          arith::ShRUIOp::create(b, loc, word,
+                                 arith::ConstantIntOp::create(b, loc, 32, 64)));
+      mlir::Value lowOut = arith::ExtUIOp::create(b, loc, i64, shuffle32(low));
+      mlir::Value highOut =
+          arith::ExtUIOp::create(b, loc, i64, shuffle32(high));
+      mlir::Value joined = arith::OrIOp::create(
+          b, loc, lowOut,
+          arith::ShLIOp::create(b, loc, highOut,
+                                arith::ConstantIntOp::create(b, loc, 32, 64)));
+      if (mlir::isa<mlir::FloatType>(type))
+        result = arith::BitcastOp::create(b, loc, type, joined);
+      else
+        result = joined;
+    }
+    return std::make_shared<ScalarObject>(result, dtype);
+  };
+}
+
+void tilec::frontend::addThreadBuiltins(ModuleObject &language) {
+  auto &m = language.members;
+  m["get_thread_binding"] = builtin("T.get_thread_binding", getThreadBinding);
+  m["get_thread_bindings"] =
+      builtin("T.get_thread_bindings", getThreadBindings);
+  m["get_lane_idx"] = builtin("T.get_lane_idx", getLaneIdx);
+  m["get_warp_idx"] = builtin("T.get_warp_idx", getWarpIdx("T.get_warp_idx"));
+  m["get_warp_idx_sync"] =
+      builtin("T.get_warp_idx_sync", getWarpIdx("T.get_warp_idx_sync"));
+  m["get_warp_group_idx"] = builtin("T.get_warp_group_idx", getWarpGroupIdx);
+  m["sync_threads"] = builtin("T.sync_threads", syncThreads);
+  m["shfl_xor"] = builtin(
+      "T.shfl_xor", shuffle(gpu::ShuffleMode::XOR, "T.shfl_xor", "delta"));
+  m["shfl_down"] = builtin(
+      "T.shfl_down", shuffle(gpu::ShuffleMode::DOWN, "T.shfl_down", "delta"));
+  m["shfl_up"] =
+      builtin("T.shfl_up", shuffle(gpu::ShuffleMode::UP, "T.shfl_up", "delta"));
+  m["shfl_sync"] = builtin(
+      "T.shfl_sync", shuffle(gpu::ShuffleMode::IDX, "T.shfl_sync", "srcLane"));
+}
