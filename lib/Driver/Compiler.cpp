@@ -235,6 +235,7 @@ static void addHostLoopPipeline(PassManager &pm,
   OpPassManager &fpm = pm.nest<func::FuncOp>();
   // No target attribute: the generic target, without bulk copies.
   fpm.addPass(tile::createTileLowerCopies());
+  fpm.addPass(tile::createTileSerializeThreads());
   fpm.addPass(tile::createTileSequentialize());
   fpm.addPass(createCanonicalizerPass());
   fpm.addPass(createCSEPass());

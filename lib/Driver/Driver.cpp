@@ -364,7 +364,10 @@ static mlir::LogicalResult prepare(const DriverOptions &options,
   }
   compilation.import.kernel = options.kernel;
   compilation.import.importPaths = options.importPaths;
-  compilation.import.warpSize = compilation.targets.front().target->warpSize;
+  // The host runs thread-level code as an NVIDIA GPU does, on warps of 32.
+  const TargetInfo &first = *compilation.targets.front().target;
+  compilation.import.warpSize =
+      first.vendor == TargetInfo::Vendor::Host ? 32 : first.warpSize;
   compilation.import.fnuzFloat8 =
       compilation.targets.front().target->vendor == TargetInfo::Vendor::AMD;
   if (std::optional<TypicalDevice> device =

@@ -26,12 +26,12 @@ func.func @fill() {
 
 // -----
 
-// One thread runs the block: code that tells its threads apart cannot.
+// Thread-level code runs in loops over the threads first.
 func.func @thread_index(%a: memref<64xf32>) {
   %c1 = arith.constant 1 : index
   %x = arith.constant 1.0 : f32
   tile.kernel blocks(%bx) in (%c1) threads(64) {
-    // expected-error@+1 {{thread-level code (T.get_thread_binding, the warp shuffles) is not supported on a target that runs a block on one thread}}
+    // expected-error@+1 {{thread-level code is left for one thread to run; run tile-serialize-threads first}}
     %tid = gpu.thread_id x upper_bound 64
     memref.store %x, %a[%tid] : memref<64xf32>
   }

@@ -118,56 +118,6 @@ Accesses accessesOf(Operation *op) {
   return result;
 }
 
-/// Whether `value` may differ between the threads of a block: it derives
-/// from the thread index or a warp shuffle, directly or through a
-/// thread's own variables.
-bool variesAcrossThreads(Value value, DenseSet<Value> &visited) {
-  if (!visited.insert(value).second)
-    return false;
-  Operation *def = value.getDefiningOp();
-  if (!def) {
-    // A loop's induction variable or carried value: its bounds and inits.
-    Operation *owner = value.getParentBlock()->getParentOp();
-    return owner && !isa<KernelOp>(owner) &&
-           llvm::any_of(owner->getOperands(), [&](Value operand) {
-             return variesAcrossThreads(operand, visited);
-           });
-  }
-  if (isa<gpu::ThreadIdOp, gpu::LaneIdOp, gpu::ShuffleOp>(def))
-    return true;
-  if (auto load = dyn_cast<memref::LoadOp>(def)) {
-    Value buffer = load.getMemRef();
-    // A thread's own variable varies with what was stored into it.
-    // A thread's own variable varies with what was stored into it, and
-    // with whether the store ran.
-    if (isInScope(buffer.getType(), MemoryScope::Local))
-      for (Operation *user : buffer.getUsers()) {
-        auto store = dyn_cast<memref::StoreOp>(user);
-        if (!store || store.getMemRef() != buffer)
-          continue;
-        if (variesAcrossThreads(store.getValueToStore(), visited) ||
-            llvm::any_of(store.getIndices(), [&](Value index) {
-              return variesAcrossThreads(index, visited);
-            }))
-          return true;
-        for (Operation *parent = store->getParentOp();
-             parent && !isa<KernelOp>(parent); parent = parent->getParentOp())
-          if (llvm::any_of(parent->getOperands(), [&](Value operand) {
-                return variesAcrossThreads(operand, visited);
-              }))
-            return true;
-      }
-  }
-  return llvm::any_of(def->getOperands(), [&](Value operand) {
-    return variesAcrossThreads(operand, visited);
-  });
-}
-
-bool variesAcrossThreads(Value value) {
-  DenseSet<Value> visited;
-  return variesAcrossThreads(value, visited);
-}
-
 /// Whether the threads of a block may take different paths through `op`:
 /// an `if` on a condition, or a loop on bounds, that differs between them
 /// (`if tx == 0:`). A barrier in there would leave some threads out, so
@@ -275,11 +225,14 @@ struct InsertBarriersPass
     // wgmma reads shared memory through the async proxy.
     bool proxyFences =
         TargetAttr::lookup(getOperation()).has(TargetFeature::Wgmma);
-    getOperation().walk([&](KernelOp kernel) {
-      Accesses pending;
-      synchronize(kernel.getBody().front(), pending, proxyFences);
-    });
+    getOperation().walk(
+        [&](KernelOp kernel) { insertBlockBarriers(kernel, proxyFences); });
   }
 };
 
 } // namespace
+
+void tilec::tile::insertBlockBarriers(KernelOp kernel, bool proxyFences) {
+  Accesses pending;
+  synchronize(kernel.getBody().front(), pending, proxyFences);
+}

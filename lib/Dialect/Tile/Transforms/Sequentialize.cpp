@@ -157,13 +157,12 @@ void sequentializeReduce(ReduceOp reduce) {
 struct SequentializePass
     : public tilec::tile::impl::TileSequentializeBase<SequentializePass> {
   void runOnOperation() override {
-    // Code that tells the block's threads apart needs as many threads as
-    // the block has; statements in order are all a barrier guarantees here.
+    // Code that tells the block's threads apart runs in loops over them
+    // by now; statements in order are all a barrier guarantees here.
     WalkResult threadLevel = getOperation().walk([&](Operation *op) {
       if (isa<gpu::ThreadIdOp, gpu::LaneIdOp, gpu::ShuffleOp>(op)) {
-        op->emitError() << "thread-level code (T.get_thread_binding, the warp "
-                           "shuffles) is not supported on a target that runs "
-                           "a block on one thread";
+        op->emitError() << "thread-level code is left for one thread to run; "
+                           "run tile-serialize-threads first";
         return WalkResult::interrupt();
       }
       if (isa<gpu::BarrierOp>(op))

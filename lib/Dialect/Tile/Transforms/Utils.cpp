@@ -14,6 +14,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/AffineExpr.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallVectorExtras.h"
 #include "llvm/ADT/bit.h"
 #include "llvm/Support/MathExtras.h"
@@ -435,4 +436,53 @@ Value tilec::tile::Reduction::combine(OpBuilder &b, Location loc, Value lhs,
                    : arith::MinSIOp::create(b, loc, lhs, rhs).getResult();
   }
   llvm_unreachable("unknown reduction");
+}
+
+static bool variesAcrossThreads(Value value, DenseSet<Value> &visited) {
+  if (!visited.insert(value).second)
+    return false;
+  Operation *def = value.getDefiningOp();
+  if (!def) {
+    // A loop's induction variable or carried value: its bounds and inits.
+    Operation *owner = value.getParentBlock()->getParentOp();
+    return owner && !isa<tilec::tile::KernelOp>(owner) &&
+           llvm::any_of(owner->getOperands(), [&](Value operand) {
+             return variesAcrossThreads(operand, visited);
+           });
+  }
+  if (isa<gpu::ThreadIdOp, gpu::LaneIdOp, gpu::ShuffleOp>(def))
+    return true;
+  if (auto load = dyn_cast<memref::LoadOp>(def)) {
+    Value buffer = load.getMemRef();
+    // A thread's own variable varies with what was stored into it.
+    // A thread's own variable varies with what was stored into it, and
+    // with whether the store ran.
+    if (tilec::tile::isInScope(buffer.getType(),
+                               tilec::tile::MemoryScope::Local))
+      for (Operation *user : buffer.getUsers()) {
+        auto store = dyn_cast<memref::StoreOp>(user);
+        if (!store || store.getMemRef() != buffer)
+          continue;
+        if (variesAcrossThreads(store.getValueToStore(), visited) ||
+            llvm::any_of(store.getIndices(), [&](Value index) {
+              return variesAcrossThreads(index, visited);
+            }))
+          return true;
+        for (Operation *parent = store->getParentOp();
+             parent && !isa<tilec::tile::KernelOp>(parent);
+             parent = parent->getParentOp())
+          if (llvm::any_of(parent->getOperands(), [&](Value operand) {
+                return variesAcrossThreads(operand, visited);
+              }))
+            return true;
+      }
+  }
+  return llvm::any_of(def->getOperands(), [&](Value operand) {
+    return variesAcrossThreads(operand, visited);
+  });
+}
+
+bool tilec::tile::variesAcrossThreads(Value value) {
+  DenseSet<Value> visited;
+  return ::variesAcrossThreads(value, visited);
 }

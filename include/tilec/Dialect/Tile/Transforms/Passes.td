@@ -312,6 +312,45 @@ def TileLowerLoops : Pass<"tile-lower-loops", "mlir::func::FuncOp"> {
                            "::mlir::scf::SCFDialect"];
 }
 
+def TileSerializeThreads : Pass<"tile-serialize-threads",
+                                 "mlir::func::FuncOp"> {
+  let summary = "Run a kernel's thread-level code one thread after another";
+  let description = [{
+    For targets that run a block on one thread (`--target host`), before
+    `tile-sequentialize`: a kernel that tells its threads apart
+    (`gpu.thread_id`, `gpu.shuffle`) runs each stretch of its thread-level
+    statements in a loop over the block's threads, as the GPU runs them on
+    every thread at once. Barriers (`gpu.barrier`, the kernel's own and
+    those `tile-insert-barriers` would place) end a stretch: every thread
+    has run it before any runs the next. `tile.pipelined` loops become
+    `tile.serial` ones first, since nothing overlaps on one thread. Block-wide statements
+    (`tile.parallel`, `tile.gemm`, `tile.reduce`, ...) run once between
+    stretches, and loops and `if`s that hold barriers or block-wide
+    statements run once around the stretches inside them.
+
+    Within a loop, `gpu.thread_id` is the loop's thread. A shuffle becomes
+    an exchange through memory: each thread stores its value, a barrier
+    ends the stretch, and each reads the value of the lane the shuffle
+    names (with the semantics of PTX's `shfl.sync` on warps of
+    `warp-size` lanes; a lane outside the block or the group keeps its own
+    value). A thread's own buffers (`tile.alloc_local`, `tile.alloc_var`)
+    that several stretches use get a copy per thread, and values that one
+    stretch computes and another uses are kept per thread in memory.
+
+    What one thread cannot run for all is an error: a barrier or shuffle
+    under a condition or loop bound that differs between threads, a
+    block-wide statement that uses a value that differs between threads,
+    and a thread's own buffer that block-wide statements use as well.
+  }];
+  let options = [
+    Option<"warpSize", "warp-size", "int64_t", "32",
+           "The lanes of a warp, whose shuffles the exchanges follow">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def TileSequentialize : Pass<"tile-sequentialize", "mlir::func::FuncOp"> {
   let summary = "Rewrite a block's tile ops as the loops one thread runs";
   let description = [{
@@ -329,8 +368,8 @@ def TileSequentialize : Pass<"tile-sequentialize", "mlir::func::FuncOp"> {
     Copies, fills, clears and atomic adds must already be loops
     (`tile-lower-copies`, without `tile-pipeline`); any left is an error.
     So is code that tells the threads apart (`gpu.thread_id`,
-    `gpu.lane_id`, `gpu.shuffle`), which one thread cannot run for all;
-    the kernel's own `gpu.barrier`s go.
+    `gpu.lane_id`, `gpu.shuffle`), which `tile-serialize-threads` turns
+    into loops over the threads first; the kernel's own `gpu.barrier`s go.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::memref::MemRefDialect",

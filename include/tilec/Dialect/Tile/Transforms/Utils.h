@@ -41,6 +41,17 @@ struct Reduction {
                       mlir::Value lhs, mlir::Value rhs) const;
 };
 
+/// Whether `value` may differ between the threads of a block: it derives
+/// from the thread index or a warp shuffle, directly or through a
+/// thread's own variables (what is stored into them, and the control
+/// under which it is).
+bool variesAcrossThreads(mlir::Value value);
+
+/// Inserts the barriers that `kernel`'s shared-memory accesses need
+/// (tile-insert-barriers), with async-proxy fences before gemms when
+/// `proxyFences`.
+void insertBlockBarriers(KernelOp kernel, bool proxyFences);
+
 /// The constant zero of a scalar type.
 mlir::Value createZero(mlir::OpBuilder &builder, mlir::Location loc,
                        mlir::Type type);

@@ -1,0 +1,463 @@
+//===- SerializeThreads.cpp - Thread-level code one thread at a time -----===//
+//
+// Part of tilec. For targets that run a block on one thread: the stretches
+// of a kernel's thread-level statements between barriers become loops over
+// the block's threads, shuffles become exchanges through memory, and what
+// a thread keeps across stretches (its own buffers, values) gets a copy
+// per thread.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec/Dialect/Tile/IR/TileOps.h"
+#include "tilec/Dialect/Tile/Transforms/Passes.h"
+#include "tilec/Dialect/Tile/Transforms/Utils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/MapVector.h"
+
+namespace tilec::tile {
+#define GEN_PASS_DEF_TILESERIALIZETHREADS
+#include "tilec/Dialect/Tile/Transforms/Passes.h.inc"
+} // namespace tilec::tile
+
+using namespace mlir;
+using namespace tilec;
+using namespace tilec::tile;
+
+namespace {
+
+/// Statements of the whole block, which run once.
+bool isBlockWide(Operation *op) {
+  return isa<ParallelOp, GemmOp, ReduceOp, CopyOp, FillOp, ClearOp,
+             AnnotateLayoutOp, WarpSpecializeOp>(op);
+}
+
+/// Whether `op` is or holds what ends a stretch of thread-level code: a
+/// barrier or a block-wide statement.
+bool endsStretch(Operation *op) {
+  return op
+      ->walk([](Operation *inner) {
+        return isa<gpu::BarrierOp>(inner) || isBlockWide(inner)
+                   ? WalkResult::interrupt()
+                   : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
+class KernelSerializer {
+public:
+  KernelSerializer(KernelOp kernel, int64_t warpSize)
+      : kernel(kernel), warpSize(warpSize), threads(kernel.getNumThreads()) {}
+
+  LogicalResult run();
+
+private:
+  /// A buffer of one `type` per thread, at the top of the kernel.
+  Value perThreadBuffer(Type type, Location loc);
+  /// This thread's block-linear index, from gpu.thread_id ops at `b`.
+  Value linearThreadId(OpBuilder &b, Location loc);
+  /// Rewrites `shuffle` as a store of its operands, a barrier and a load
+  /// of the value of the lane it names.
+  void exchange(gpu::ShuffleOp shuffle);
+
+  /// Splits `block` into stretches, each a loop over the threads.
+  LogicalResult serialize(Block &block);
+  /// Moves `stretch` into a loop over the threads before `before`.
+  void wrap(ArrayRef<Operation *> stretch, Block &block,
+            Block::iterator before);
+  /// The loop over the threads that holds `op`, if any.
+  scf::ForOp loopOf(Operation *op) const;
+
+  /// Gives values used outside the loop that computes them a copy per
+  /// thread (while thread indices still tell which values differ between
+  /// threads), then maps gpu.thread_id to the loops' threads.
+  LogicalResult connectLoops();
+  /// `value`, computed in `loop`, recomputed at `b` from values defined
+  /// outside it when it is arithmetic of at most `budget` ops on them;
+  /// null otherwise.
+  Value rematerialize(Value value, scf::ForOp loop, OpBuilder &b, int budget);
+  /// Gives the thread's own buffers that several loops use a copy per
+  /// thread.
+  LogicalResult expandLocals();
+
+  KernelOp kernel;
+  int64_t warpSize;
+  int64_t threads;
+  /// The loops over the threads, with each one's thread index per
+  /// dimension.
+  llvm::MapVector<Operation *, SmallVector<Value, 3>> loops;
+};
+
+Value KernelSerializer::perThreadBuffer(Type type, Location loc) {
+  // A plain alloca: it may hold indices, which tile buffers do not.
+  OpBuilder b = OpBuilder::atBlockBegin(&kernel.getBody().front());
+  return memref::AllocaOp::create(b, loc, MemRefType::get({threads}, type));
+}
+
+Value KernelSerializer::linearThreadId(OpBuilder &b, Location loc) {
+  return emitLinearThreadId(b, loc, kernel.getThreads());
+}
+
+void KernelSerializer::exchange(gpu::ShuffleOp shuffle) {
+  OpBuilder b(shuffle);
+  Location loc = shuffle.getLoc();
+  auto index = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  auto toIndex = [&](Value v) {
+    return arith::IndexCastOp::create(b, loc, b.getIndexType(), v);
+  };
+  Value values = perThreadBuffer(shuffle.getValue().getType(), loc);
+  Value offsets = perThreadBuffer(b.getI32Type(), loc);
+  Value tid = linearThreadId(b, loc);
+  memref::StoreOp::create(b, loc, shuffle.getValue(), values, tid);
+  memref::StoreOp::create(b, loc, shuffle.getOffset(), offsets, tid);
+  gpu::BarrierOp::create(b, loc);
+
+  // After the barrier, as PTX's shfl.sync computes the source lane j of
+  // `lane` within groups of `width`: the group's lanes are
+  // [minLane, maxLane]; a j outside (above for bfly, down and idx, below
+  // for up), past the warp or past the block, gives the lane its own value.
+  tid = linearThreadId(b, loc);
+  Value delta = toIndex(memref::LoadOp::create(b, loc, offsets, tid));
+  Value width = toIndex(shuffle.getWidth());
+  Value warp = index(warpSize);
+  Value lane = arith::RemUIOp::create(b, loc, tid, warp);
+  Value warpBase = arith::SubIOp::create(b, loc, tid, lane);
+  Value groupMask = arith::SubIOp::create(b, loc, warp, width);
+  Value minLane = arith::AndIOp::create(b, loc, lane, groupMask);
+  Value maxLane = arith::OrIOp::create(
+      b, loc, minLane, arith::SubIOp::create(b, loc, width, index(1)));
+  Value source;
+  Value inGroup;
+  auto ule = [&](Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, x, y);
+  };
+  switch (shuffle.getMode()) {
+  case gpu::ShuffleMode::XOR:
+    source = arith::XOrIOp::create(b, loc, lane, delta);
+    inGroup = ule(source, maxLane);
+    break;
+  case gpu::ShuffleMode::DOWN:
+    source = arith::AddIOp::create(b, loc, lane, delta);
+    inGroup = ule(source, maxLane);
+    break;
+  case gpu::ShuffleMode::UP:
+    // Below minLane, including below 0 (a wrapped, huge index).
+    source = arith::SubIOp::create(b, loc, lane, delta);
+    inGroup =
+        arith::AndIOp::create(b, loc, ule(delta, lane), ule(minLane, source));
+    break;
+  case gpu::ShuffleMode::IDX:
+    source = arith::OrIOp::create(
+        b, loc, minLane,
+        arith::AndIOp::create(b, loc, delta,
+                              arith::SubIOp::create(b, loc, width, index(1))));
+    inGroup = ule(source, maxLane);
+    break;
+  }
+  Value sourceThread = arith::AddIOp::create(b, loc, warpBase, source);
+  Value valid = arith::AndIOp::create(
+      b, loc, inGroup,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, sourceThread,
+                            index(threads)));
+  Value from = arith::SelectOp::create(b, loc, valid, sourceThread, tid);
+  Value result = memref::LoadOp::create(b, loc, values, from);
+  shuffle.getShuffleResult().replaceAllUsesWith(result);
+  shuffle.getValid().replaceAllUsesWith(valid);
+  shuffle.erase();
+}
+
+scf::ForOp KernelSerializer::loopOf(Operation *op) const {
+  for (Operation *parent = op; parent; parent = parent->getParentOp()) {
+    if (loops.count(parent))
+      return cast<scf::ForOp>(parent);
+    if (parent == kernel)
+      break;
+  }
+  return nullptr;
+}
+
+void KernelSerializer::wrap(ArrayRef<Operation *> stretch, Block &block,
+                            Block::iterator before) {
+  if (stretch.empty())
+    return;
+  Location loc = stretch.front()->getLoc();
+  OpBuilder b(&block, before);
+  auto index = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  auto loop = scf::ForOp::create(b, loc, index(0), index(threads), index(1));
+  Block *body = loop.getBody();
+  for (Operation *op : stretch)
+    op->moveBefore(body->getTerminator());
+  // The thread's index along each dimension, x varying fastest.
+  OpBuilder ib = OpBuilder::atBlockBegin(body);
+  SmallVector<Value, 3> ids;
+  Value rest = loop.getInductionVar();
+  ArrayRef<int64_t> extents = kernel.getThreads();
+  for (int64_t extent : extents.drop_back()) {
+    Value e = arith::ConstantIndexOp::create(ib, loc, extent);
+    ids.push_back(arith::RemUIOp::create(ib, loc, rest, e));
+    rest = arith::DivUIOp::create(ib, loc, rest, e);
+  }
+  ids.push_back(rest);
+  loops[loop] = ids;
+}
+
+LogicalResult KernelSerializer::serialize(Block &block) {
+  SmallVector<Operation *> stretch;
+  for (Operation &op : llvm::make_early_inc_range(block)) {
+    if (op.hasTrait<mlir::OpTrait::IsTerminator>())
+      break;
+    // Constants, thread indices and buffers stay where they are, for
+    // every loop.
+    if (isa<gpu::ThreadIdOp, AllocLocalOp, AllocVarOp, AllocSharedOp,
+            AllocFragmentOp, memref::AllocaOp>(op) ||
+        matchPattern(&op, m_Constant()))
+      continue;
+    if (!endsStretch(&op)) {
+      stretch.push_back(&op);
+      continue;
+    }
+    wrap(stretch, block, op.getIterator());
+    stretch.clear();
+    if (isa<gpu::BarrierOp>(op)) {
+      op.erase();
+      continue;
+    }
+    if (isBlockWide(&op))
+      continue;
+    // A loop or if around barriers or block-wide statements runs once, so
+    // its control must be the same for every thread.
+    for (Value operand : op.getOperands())
+      if (variesAcrossThreads(operand))
+        return op.emitError()
+               << "on a target that runs a block on one thread, a barrier "
+                  "or warp shuffle under a condition or loop bound that "
+                  "differs between threads is not supported";
+    if (auto whileOp = dyn_cast<scf::WhileOp>(op);
+        whileOp && variesAcrossThreads(whileOp.getConditionOp().getCondition()))
+      return op.emitError()
+             << "on a target that runs a block on one thread, a barrier or "
+                "warp shuffle in a loop whose condition differs between "
+                "threads is not supported";
+    for (Region &region : op.getRegions())
+      for (Block &inner : region)
+        if (failed(serialize(inner)))
+          return failure();
+  }
+  wrap(stretch, block, block.getTerminator()->getIterator());
+  return success();
+}
+
+Value KernelSerializer::rematerialize(Value value, scf::ForOp loop,
+                                      OpBuilder &b, int budget) {
+  Operation *def = value.getDefiningOp();
+  if (!def || loopOf(def) != loop)
+    return value;
+  if (budget <= 0 || def->getNumRegions() != 0 || !isMemoryEffectFree(def))
+    return Value();
+  IRMapping mapping;
+  for (Value operand : def->getOperands()) {
+    Value again = rematerialize(operand, loop, b, budget - 1);
+    if (!again)
+      return Value();
+    mapping.map(operand, again);
+  }
+  return b.clone(*def, mapping)
+      ->getResult(cast<OpResult>(value).getResultNumber());
+}
+
+LogicalResult KernelSerializer::connectLoops() {
+  // Values one loop computes and others (or the statements between them)
+  // use: kept per thread in memory. A statement of the whole block takes
+  // the first thread's, which every thread computed alike.
+  for (auto &[loopOp, loopIds] : loops) {
+    auto loop = cast<scf::ForOp>(loopOp);
+    for (Operation &op : llvm::make_early_inc_range(*loop.getBody())) {
+      for (Value result : op.getResults()) {
+        SmallVector<OpOperand *> outside;
+        for (OpOperand &use : result.getUses())
+          if (loopOf(use.getOwner()) != loop)
+            outside.push_back(&use);
+        // Arithmetic on what every loop sees is recomputed where used.
+        for (OpOperand *use : llvm::make_early_inc_range(outside)) {
+          OpBuilder b(use->getOwner());
+          if (Value again = rematerialize(result, loop, b, /*budget=*/16)) {
+            use->set(again);
+            llvm::erase(outside, use);
+          }
+        }
+        if (outside.empty())
+          continue;
+        Location loc = op.getLoc();
+        Value copies = perThreadBuffer(result.getType(), loc);
+        OpBuilder after(&op);
+        after.setInsertionPointAfter(&op);
+        memref::StoreOp::create(after, loc, result, copies,
+                                loop.getInductionVar());
+        for (OpOperand *use : outside) {
+          Operation *user = use->getOwner();
+          OpBuilder b(user);
+          Value thread;
+          if (scf::ForOp userLoop = loopOf(user)) {
+            thread = userLoop.getInductionVar();
+          } else {
+            if (variesAcrossThreads(result))
+              return user->emitError()
+                     << "a statement of the whole block uses a value that "
+                        "differs between threads";
+            thread = arith::ConstantIndexOp::create(b, loc, 0);
+          }
+          use->set(memref::LoadOp::create(b, loc, copies, thread));
+        }
+      }
+    }
+  }
+  // Thread indices: the thread of the loop that uses them.
+  SmallVector<gpu::ThreadIdOp> ids;
+  kernel.walk([&](gpu::ThreadIdOp id) { ids.push_back(id); });
+  for (gpu::ThreadIdOp id : ids) {
+    unsigned dim = static_cast<unsigned>(id.getDimension());
+    for (OpOperand &use : llvm::make_early_inc_range(id->getUses())) {
+      scf::ForOp loop = loopOf(use.getOwner());
+      if (!loop)
+        return use.getOwner()->emitError()
+               << "a statement of the whole block uses the thread index";
+      SmallVector<Value, 3> &loopIds = loops[loop];
+      if (dim >= loopIds.size())
+        return id.emitError() << "thread dimension " << dim
+                              << " is outside the block's threads";
+      use.set(loopIds[dim]);
+    }
+    id.erase();
+  }
+
+  return success();
+}
+
+LogicalResult KernelSerializer::expandLocals() {
+  SmallVector<Operation *> allocs;
+  kernel.walk([&](Operation *op) {
+    if (isa<AllocLocalOp, AllocVarOp>(op) && !loopOf(op))
+      allocs.push_back(op);
+  });
+  for (Operation *alloc : allocs) {
+    Value buffer = alloc->getResult(0);
+    bool inLoops = false, outside = false;
+    for (Operation *user : buffer.getUsers()) {
+      bool elementAccess = isa<memref::LoadOp, memref::StoreOp>(user);
+      if (loopOf(user) && elementAccess)
+        inLoops = true;
+      else
+        outside = true;
+    }
+    if (!inLoops)
+      continue;
+    if (outside)
+      return alloc->emitError()
+             << "a thread's own buffer that both thread-level code and "
+                "statements of the whole block use is not supported on a "
+                "target that runs a block on one thread";
+    auto type = cast<MemRefType>(buffer.getType());
+    SmallVector<int64_t> shape{threads};
+    llvm::append_range(shape, type.getShape());
+    OpBuilder b(alloc);
+    auto expandedType =
+        MemRefType::get(shape, type.getElementType(),
+                        MemRefLayoutAttrInterface(), type.getMemorySpace());
+    Value expanded =
+        AllocLocalOp::create(b, alloc->getLoc(), TypeRange{expandedType},
+                             ValueRange{}, ArrayRef<NamedAttribute>{});
+    for (Operation *user : llvm::make_early_inc_range(buffer.getUsers())) {
+      OpBuilder ub(user);
+      Value thread = loopOf(user).getInductionVar();
+      if (auto load = dyn_cast<memref::LoadOp>(user)) {
+        SmallVector<Value> indices{thread};
+        llvm::append_range(indices, load.getIndices());
+        load.replaceAllUsesWith(
+            memref::LoadOp::create(ub, load.getLoc(), expanded, indices)
+                .getResult());
+        load.erase();
+      } else {
+        auto store = cast<memref::StoreOp>(user);
+        SmallVector<Value> indices{thread};
+        llvm::append_range(indices, store.getIndices());
+        memref::StoreOp::create(ub, store.getLoc(), store.getValueToStore(),
+                                expanded, indices);
+        store.erase();
+      }
+    }
+    alloc->erase();
+  }
+  return success();
+}
+
+LogicalResult KernelSerializer::run() {
+  // Stages overlap nothing on one thread: a pipelined loop is a serial one,
+  // which barriers can go into.
+  SmallVector<PipelinedOp> pipelined;
+  kernel.walk([&](PipelinedOp loop) { pipelined.push_back(loop); });
+  for (PipelinedOp loop : pipelined) {
+    OpBuilder b(loop);
+    Value step = arith::ConstantIndexOp::create(b, loop.getLoc(), 1);
+    auto serial = SerialOp::create(b, loop.getLoc(), loop.getLowerBound(),
+                                   loop.getUpperBound(), step);
+    serial.getBody().takeBody(loop.getBody());
+    loop.erase();
+  }
+  // The barriers the GPU would run, which end the stretches here.
+  insertBlockBarriers(kernel, /*proxyFences=*/false);
+  // A variable's initial value is each thread's first store into it, made
+  // where the thread's other statements run.
+  kernel.walk([&](AllocVarOp var) {
+    if (Value init = var.getInit()) {
+      OpBuilder b(var);
+      b.setInsertionPointAfter(var);
+      memref::StoreOp::create(b, var.getLoc(), init, var.getBuffer());
+      var.getInitMutable().clear();
+    }
+  });
+  SmallVector<gpu::ShuffleOp> shuffles;
+  kernel.walk([&](gpu::ShuffleOp shuffle) { shuffles.push_back(shuffle); });
+  for (gpu::ShuffleOp shuffle : shuffles)
+    exchange(shuffle);
+  if (failed(serialize(kernel.getBody().front())))
+    return failure();
+  if (failed(connectLoops()))
+    return failure();
+  return expandLocals();
+}
+
+struct SerializeThreadsPass
+    : public tilec::tile::impl::TileSerializeThreadsBase<SerializeThreadsPass> {
+  using TileSerializeThreadsBase::TileSerializeThreadsBase;
+
+  void runOnOperation() override {
+    WalkResult result = getOperation().walk([&](KernelOp kernel) {
+      bool threadLevel = kernel
+                             .walk([](Operation *op) {
+                               return isa<gpu::ThreadIdOp, gpu::ShuffleOp>(op)
+                                          ? WalkResult::interrupt()
+                                          : WalkResult::advance();
+                             })
+                             .wasInterrupted();
+      if (!threadLevel)
+        return WalkResult::advance();
+      KernelSerializer serializer(kernel, warpSize);
+      return failed(serializer.run()) ? WalkResult::interrupt()
+                                      : WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      signalPassFailure();
+  }
+};
+
+} // namespace
