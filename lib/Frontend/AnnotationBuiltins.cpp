@@ -103,20 +103,16 @@ static Ref annotateLayout(Evaluator &eval, const CallArgs &call) {
   return none();
 }
 
-/// The swizzled row-major layout TileLang's make_swizzled_layout picks:
-/// 16-byte chunks of a row XORed with the row's position in a 128-byte
+/// The row-major layout of shared `buffer`, swizzled when `swizzled`: 16-
+/// byte chunks of a row XORed with the row's position in a 128-byte
 /// pattern, the widest swizzle the row size allows.
-static Ref makeSwizzledLayout(Evaluator &eval, const CallArgs &call) {
-  std::optional<Args> args =
-      bindArgs(eval, call, "make_swizzled_layout", {"buffer"}, 1);
-  if (!args)
-    return poison();
-  auto buffer = bufferArg(eval, (*args)[0], args->loc(0), "the buffer");
+static Ref sharedLayout(Evaluator &eval, const Ref &arg, llvm::SMLoc loc,
+                        llvm::StringRef name, bool swizzled) {
+  auto buffer = bufferArg(eval, arg, loc, "the buffer");
   if (!buffer)
     return poison();
   if (buffer->scope != tile::MemoryScope::Shared)
-    return eval.error(args->loc(0), "make_swizzled_layout is for shared "
-                                    "memory buffers");
+    return eval.error(loc, name + " is for shared memory buffers");
   llvm::SmallVector<int64_t> shape;
   for (const Ref &extent : buffer->shape)
     shape.push_back(*getConstInt(extent));
@@ -131,9 +127,42 @@ static Ref makeSwizzledLayout(Evaluator &eval, const CallArgs &call) {
   auto map = mlir::AffineMap::get(shape.size(), 0, offset);
   unsigned elemBytes = std::max(1u, buffer->dtype.getWidth() / 8);
   tile::SwizzleAttr swizzle =
-      chooseSharedSwizzle(context, shape.back(), elemBytes);
+      swizzled ? chooseSharedSwizzle(context, shape.back(), elemBytes)
+               : tile::SwizzleAttr();
   return std::make_shared<LayoutObject>(
       tile::SharedLayoutAttr::get(context, shape, map, swizzle));
+}
+
+/// tilelang.layout's make_swizzled_layout(buffer).
+static Ref makeSwizzledLayout(Evaluator &eval, const CallArgs &call) {
+  std::optional<Args> args =
+      bindArgs(eval, call, "make_swizzled_layout", {"buffer"}, 1);
+  if (!args)
+    return poison();
+  return sharedLayout(eval, (*args)[0], args->loc(0), "make_swizzled_layout",
+                      /*swizzled=*/true);
+}
+
+/// tilelang.cuda.intrinsics' make_mma_swizzle_layout(shared_buf,
+/// is_smooth=False): the same swizzle for rows of a multiple of 64 bytes,
+/// which TileLang swizzles for ldmatrix; the plain row-major layout for
+/// others and with is_smooth.
+static Ref makeMmaSwizzleLayout(Evaluator &eval, const CallArgs &call) {
+  std::optional<Args> args = bindArgs(eval, call, "make_mma_swizzle_layout",
+                                      {"shared_buf", "is_smooth"}, 1);
+  if (!args)
+    return poison();
+  std::optional<bool> smooth =
+      constBoolArg(eval, (*args)[1], args->loc(1), "is_smooth");
+  if (args->has(1) && !smooth)
+    return poison();
+  auto *buffer =
+      llvm::dyn_cast<BufferObject>(eval.load((*args)[0], args->loc(0)).get());
+  bool swizzled =
+      !smooth.value_or(false) && buffer && !buffer->shape.empty() &&
+      *getConstInt(buffer->shape.back()) * buffer->dtype.getWidth() % 512 == 0;
+  return sharedLayout(eval, (*args)[0], args->loc(0), "make_mma_swizzle_layout",
+                      swizzled);
 }
 
 void tilec::frontend::addAnnotationBuiltins(ModuleObject &language) {
@@ -151,4 +180,9 @@ void tilec::frontend::addAnnotationBuiltins(ModuleObject &language) {
 void tilec::frontend::addLayoutBuiltins(ModuleObject &layout) {
   layout.members["make_swizzled_layout"] =
       builtin("make_swizzled_layout", makeSwizzledLayout);
+}
+
+void tilec::frontend::addMmaLayoutBuiltins(ModuleObject &intrinsics) {
+  intrinsics.members["make_mma_swizzle_layout"] =
+      builtin("make_mma_swizzle_layout", makeMmaSwizzleLayout);
 }

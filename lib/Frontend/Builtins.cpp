@@ -47,6 +47,20 @@ createTilelangModule(std::shared_ptr<ModuleObject> language) {
   auto layout = std::make_shared<ModuleObject>("tilelang.layout");
   addLayoutBuiltins(*layout);
   tilelang->members["layout"] = layout;
+  // tilelang.cuda.intrinsics (and its layout.mma_layout) for the layout
+  // helper kernels import from it.
+  auto mmaLayout = std::make_shared<ModuleObject>(
+      "tilelang.cuda.intrinsics.layout.mma_layout");
+  addMmaLayoutBuiltins(*mmaLayout);
+  auto intrinsicsLayout =
+      std::make_shared<ModuleObject>("tilelang.cuda.intrinsics.layout");
+  intrinsicsLayout->members["mma_layout"] = mmaLayout;
+  auto intrinsics = std::make_shared<ModuleObject>("tilelang.cuda.intrinsics");
+  intrinsics->members = mmaLayout->members;
+  intrinsics->members["layout"] = intrinsicsLayout;
+  auto cuda = std::make_shared<ModuleObject>("tilelang.cuda");
+  cuda->members["intrinsics"] = intrinsics;
+  tilelang->members["cuda"] = cuda;
   auto autotuner = std::make_shared<ModuleObject>("tilelang.autotuner");
   autotuner->members["autotune"] = autotune;
   autotuner->members["set_autotune_inputs"] =

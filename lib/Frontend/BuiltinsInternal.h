@@ -38,6 +38,9 @@ void addThreadBuiltins(ModuleObject &language);
 void addAnnotationBuiltins(ModuleObject &language);
 /// tilelang.layout's make_swizzled_layout (AnnotationBuiltins.cpp).
 void addLayoutBuiltins(ModuleObject &layout);
+/// tilelang.cuda.intrinsics' make_mma_swizzle_layout
+/// (AnnotationBuiltins.cpp).
+void addMmaLayoutBuiltins(ModuleObject &intrinsics);
 /// Scalar math: T.exp and its kin, T.max, T.min, T.abs, T.ceildiv,
 /// T.if_then_else, T.infinity, T.cast, and Python's max, min and abs
 /// (MathBuiltins.cpp).

@@ -152,45 +152,66 @@ static Ref syncThreads(Evaluator &eval, const CallArgs &call) {
 /// width=warp size, mask=all lanes): `value` as another lane of the warp
 /// holds it. Values narrower than 32 bits travel widened, indices as
 /// 32-bit integers, and 64-bit values in two halves.
+/// Where each argument of a shuffle builtin is: TileLang's spelling puts
+/// the value first and the mask last, TVM's the mask first and the logical
+/// warp size after the width.
+struct ShuffleSignature {
+  std::vector<StringRef> names;
+  size_t required, value, delta, width, mask;
+  std::optional<size_t> warpSize;
+};
+
 static BuiltinObject::Handler shuffle(gpu::ShuffleMode mode, std::string name,
-                                      StringRef deltaName) {
+                                      ShuffleSignature sig) {
   return [=](Evaluator &eval, const CallArgs &call) -> Ref {
     std::optional<Args> args =
-        bindArgs(eval, call, name, {"value", deltaName, "width", "mask"}, 2);
+        bindArgs(eval, call, name, sig.names, sig.required);
     if (!args || !eval.requireKernel(call.loc, name))
       return poison();
-    Ref value = eval.toScalar((*args)[0], args->loc(0));
-    Ref delta = eval.toScalar((*args)[1], args->loc(1));
+    Ref value = eval.toScalar((*args)[sig.value], args->loc(sig.value));
+    Ref delta = eval.toScalar((*args)[sig.delta], args->loc(sig.delta));
     if (isPoison(value) || isPoison(delta))
       return poison();
     int64_t warpSize = eval.getOptions().warpSize;
+    if (sig.warpSize) {
+      std::optional<int64_t> logical =
+          sizeArg(eval, *args, *sig.warpSize, warpSize, "the warp size");
+      if (!logical)
+        return poison();
+      if (*logical > warpSize || !llvm::isPowerOf2_64(*logical))
+        return eval.error(args->loc(*sig.warpSize),
+                          "the warp size must be a power of two up to the "
+                          "target's (" +
+                              llvm::Twine(warpSize) + "), got " +
+                              llvm::Twine(*logical));
+    }
     std::optional<int64_t> width =
-        sizeArg(eval, *args, 2, warpSize, "the shuffle width");
+        sizeArg(eval, *args, sig.width, warpSize, "the shuffle width");
     if (!width)
       return poison();
     if (*width > warpSize || !llvm::isPowerOf2_64(*width))
-      return eval.error(args->loc(2),
+      return eval.error(args->loc(sig.width),
                         "the shuffle width must be a power of two up to the "
                         "warp size (" +
                             llvm::Twine(warpSize) + "), got " +
                             llvm::Twine(*width));
     // The mask names the lanes that take part; tilec's shuffles always
     // involve the whole warp, so only that mask is accepted.
-    if (args->has(3)) {
-      std::optional<int64_t> mask =
-          constIntArg(eval, (*args)[3], args->loc(3), "the shuffle mask");
+    if (args->has(sig.mask)) {
+      std::optional<int64_t> mask = constIntArg(
+          eval, (*args)[sig.mask], args->loc(sig.mask), "the shuffle mask");
       if (!mask)
         return poison();
       if ((*mask & 0xffffffff) != 0xffffffff)
-        return eval.error(args->loc(3),
+        return eval.error(args->loc(sig.mask),
                           "tilec's warp shuffles involve every lane: the "
                           "mask must be 0xffffffff");
     }
     if (!getConstInt(delta) && !eval.dtypeOf(delta).isInteger())
-      return eval.error(args->loc(1), name + " takes an integer " + deltaName +
-                                          ", got a " +
-                                          (llvm::isa<ScalarObject>(*delta)
-                                               ? eval.dtypeOf(delta).name
+      return eval.error(
+          args->loc(sig.delta),
+          name + " takes an integer " + sig.names[sig.delta] + ", got a " +
+              (llvm::isa<ScalarObject>(*delta) ? eval.dtypeOf(delta).name
                                                : getTypeName(*delta)));
 
     mlir::OpBuilder &b = eval.getBuilder();
@@ -199,7 +220,7 @@ static BuiltinObject::Handler shuffle(gpu::ShuffleMode mode, std::string name,
     DType dtype = eval.dtypeOf(value);
     if (!getConstInt(value) && !getConstNumber(value) && !dtype.isFloat() &&
         !dtype.isInteger() && !dtype.isBool())
-      return eval.error(args->loc(0), name + " shuffles numbers");
+      return eval.error(args->loc(sig.value), name + " shuffles numbers");
     mlir::Value v = eval.materialize(value, dtype, call.loc);
     DType i32Type{"int32", i32};
     mlir::Value offset = eval.materialize(delta, i32Type, call.loc);
@@ -272,12 +293,32 @@ void tilec::frontend::addThreadBuiltins(ModuleObject &language) {
       builtin("T.get_warp_idx_sync", getWarpIdx("T.get_warp_idx_sync"));
   m["get_warp_group_idx"] = builtin("T.get_warp_group_idx", getWarpGroupIdx);
   m["sync_threads"] = builtin("T.sync_threads", syncThreads);
-  m["shfl_xor"] = builtin(
-      "T.shfl_xor", shuffle(gpu::ShuffleMode::XOR, "T.shfl_xor", "delta"));
-  m["shfl_down"] = builtin(
-      "T.shfl_down", shuffle(gpu::ShuffleMode::DOWN, "T.shfl_down", "delta"));
-  m["shfl_up"] =
-      builtin("T.shfl_up", shuffle(gpu::ShuffleMode::UP, "T.shfl_up", "delta"));
-  m["shfl_sync"] = builtin(
-      "T.shfl_sync", shuffle(gpu::ShuffleMode::IDX, "T.shfl_sync", "srcLane"));
+  // TileLang's spelling: (value, delta, width=warp, mask=all lanes).
+  auto tileLang = [](StringRef delta) {
+    return ShuffleSignature{
+        {"value", delta, "width", "mask"}, 2, 0, 1, 2, 3, std::nullopt};
+  };
+  // TVM's: (mask, value, delta, width, warp_size).
+  ShuffleSignature tvm{
+      {"mask", "value", "delta", "width", "warp_size"}, 5, 1, 2, 3, 0, 4};
+  m["shfl_xor"] =
+      builtin("T.shfl_xor",
+              shuffle(gpu::ShuffleMode::XOR, "T.shfl_xor", tileLang("delta")));
+  m["shfl_down"] =
+      builtin("T.shfl_down", shuffle(gpu::ShuffleMode::DOWN, "T.shfl_down",
+                                     tileLang("delta")));
+  m["shfl_up"] = builtin("T.shfl_up", shuffle(gpu::ShuffleMode::UP, "T.shfl_up",
+                                              tileLang("delta")));
+  m["shfl_sync"] =
+      builtin("T.shfl_sync", shuffle(gpu::ShuffleMode::IDX, "T.shfl_sync",
+                                     tileLang("srcLane")));
+  m["tvm_warp_shuffle"] =
+      builtin("T.tvm_warp_shuffle",
+              shuffle(gpu::ShuffleMode::IDX, "T.tvm_warp_shuffle", tvm));
+  m["tvm_warp_shuffle_down"] =
+      builtin("T.tvm_warp_shuffle_down",
+              shuffle(gpu::ShuffleMode::DOWN, "T.tvm_warp_shuffle_down", tvm));
+  m["tvm_warp_shuffle_up"] =
+      builtin("T.tvm_warp_shuffle_up",
+              shuffle(gpu::ShuffleMode::UP, "T.tvm_warp_shuffle_up", tvm));
 }

@@ -187,9 +187,13 @@ bool tilec::frontend::isHostName(const ModuleObject &mod, StringRef name) {
   // determine_torch_fp8_type() and the like give torch's types.
   if (mod.name == "T.fp8")
     return true;
+  // tilelang.cuda's other parts (its intrinsics' layout helpers aside)
+  // drive the CUDA toolchain from the host.
+  if (StringRef(mod.name).starts_with("tilelang.cuda"))
+    return true;
   return mod.name == "tilelang" &&
          (llvm::is_contained(kUnmodeledTilelangParts, name) ||
-          llvm::is_contained({"profiler", "tools", "testing", "utils", "cuda",
+          llvm::is_contained({"profiler", "tools", "testing", "utils",
                               "contrib", "engine", "cache", "env", "quantize",
                               "TensorSupplyType", "__version__", "__file__"},
                              name));

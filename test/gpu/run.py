@@ -348,6 +348,13 @@ def configs():
                 ["--kernel", "dequant_int4"]))
     out.append(("shuffle_modes_1000", threads, {"M": 1000},
                 "SHUFFLE_MODES", {"M": 1000}, ["--kernel", "shuffle_modes"]))
+    # Rows of 1024 and 4096 over 4 warps, and of 256 over one, with
+    # TileLang's and TVM's shuffles.
+    for m, n, t, tvm in [(37, 1024, 128, False), (5, 4096, 128, True),
+                         (64, 256, 32, True)]:
+        out.append((f"hadamard_{m}x{n}_t{t}{'_tvm' if tvm else ''}", threads,
+                    {"M": m, "N": n, "threads": t, "tvm_spelling": tvm},
+                    "HADAMARD", {"M": m, "N": n}, ["--kernel", "hadamard"]))
     # Fragments whose uses need different layouts, converted through
     # shared memory, over shapes that cut the tiles.
     layouts = kernel("layouts")

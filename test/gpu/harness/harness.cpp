@@ -1202,6 +1202,35 @@ static bool run(Context &ctx) {
   return compare(TEST_NAME, got, want, 0, 0, ctx.seed);
 }
 
+#elif defined(TEST_HADAMARD)
+// The Walsh-Hadamard transform of each row, scaled by 1/sqrt(N), against
+// the butterflies in float64.
+static bool run(Context &ctx) {
+  const int m = TEST_M, n = TEST_N;
+  std::vector<float> x = ctx.uniform(size_t(m) * n);
+  Buffer X(x.size(), 4), Out(x.size(), 4);
+  X.upload(x.data());
+  Out.poison();
+  CHECK(LAUNCH(hadamard, X.ptr, Out.ptr));
+  SYNC();
+  std::vector<float> out(x.size());
+  Out.download(out.data());
+  std::vector<double> want(x.begin(), x.end());
+  for (int r = 0; r < m; ++r) {
+    double *row = &want[size_t(r) * n];
+    for (int d = 1; d < n; d *= 2)
+      for (int i = 0; i < n; ++i)
+        if ((i & d) == 0) {
+          double a = row[i], b = row[i + d];
+          row[i] = a + b;
+          row[i + d] = a - b;
+        }
+    for (int i = 0; i < n; ++i)
+      row[i] /= std::sqrt(double(n));
+  }
+  return compare(TEST_NAME, widen(out), want, 1e-5, 1e-5, ctx.seed);
+}
+
 #else
 #error "compile with one TEST_<KIND> macro"
 #endif
