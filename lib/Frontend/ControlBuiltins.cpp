@@ -171,6 +171,48 @@ static BuiltinObject::Handler serialLoop(IterableObject::LoopKind kind,
   };
 }
 
+/// T.Persistent(domain, wave_size, index, group_size=8): the tiles of
+/// `domain` that block `index` of a persistent wave of `wave_size` blocks
+/// visits.
+static Ref persistent(Evaluator &eval, const CallArgs &call) {
+  std::optional<Args> args =
+      bindArgs(eval, call, "T.Persistent",
+               {"domain", "wave_size", "index", "group_size"}, 3);
+  if (!args)
+    return poison();
+  auto iterable = std::make_shared<IterableObject>();
+  iterable->loopKind = IterableObject::LoopKind::Persistent;
+  Ref domain = eval.load((*args)[0], args->loc(0));
+  if (isPoison(domain))
+    return domain;
+  if (!llvm::isa<TupleObject>(*domain))
+    return eval.error(args->loc(0), "T.Persistent takes the tile grid as a "
+                                    "list of extents, got a " +
+                                        getTypeName(*domain));
+  for (const Ref &extent : asSequence(domain)) {
+    Ref bound = boundArg(eval, extent, args->loc(0), "a tile grid extent");
+    if (isPoison(bound))
+      return bound;
+    iterable->domain.push_back(bound);
+  }
+  if (iterable->domain.empty())
+    return eval.error(args->loc(0), "T.Persistent needs at least one extent");
+  iterable->waveSize = boundArg(eval, (*args)[1], args->loc(1), "wave_size");
+  iterable->waveIndex = boundArg(eval, (*args)[2], args->loc(2), "index");
+  iterable->groupSize =
+      args->has(3) ? boundArg(eval, (*args)[3], args->loc(3), "group_size")
+                   : integer(8);
+  for (const Ref &value :
+       {iterable->waveSize, iterable->waveIndex, iterable->groupSize})
+    if (isPoison(value))
+      return value;
+  if (std::optional<int64_t> wave = getConstInt(iterable->waveSize);
+      wave && *wave <= 0)
+    return eval.error(args->loc(1),
+                      "wave_size must be positive, got " + llvm::Twine(*wave));
+  return iterable;
+}
+
 static Ref kernel(Evaluator &eval, const CallArgs &call) {
   auto launch = std::make_shared<KernelLaunchObject>();
   launch->loc = call.loc;
@@ -251,6 +293,7 @@ void tilec::frontend::addControlBuiltins(ModuleObject &language,
   m["Parallel"] = builtin("T.Parallel", parallel);
   m["parallel"] = builtin("T.parallel", tirParallel);
   m["Pipelined"] = builtin("T.Pipelined", pipelined);
+  m["Persistent"] = builtin("T.Persistent", persistent);
   m["serial"] = builtin("T.serial", serialLoop(IterableObject::LoopKind::Serial,
                                                "T.serial", false));
   m["Serial"] = m["serial"];

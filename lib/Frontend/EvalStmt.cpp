@@ -443,16 +443,77 @@ Evaluator::Flow Evaluator::execWhile(const WhileStmt &stmt) {
   return result;
 }
 
+mlir::Block *
+Evaluator::emitPersistent(const IterableObject &iter, SMLoc loc,
+                          llvm::SmallVectorImpl<mlir::Value> &coordinates) {
+  // As TileLang's T.Persistent: the tiles are numbered over the grid with
+  // its last dimension cut into groups of `group` (rasterized so that a
+  // wave's blocks share operand tiles), and block `index` of each wave of
+  // `wave` blocks takes tile `w * wave + index` at wave w.
+  mlir::Location at = getLoc(loc);
+  auto index = [&](const Ref &value) { return materializeIndex(value, loc); };
+  auto constant = [&](int64_t v) {
+    return mlir::arith::ConstantIndexOp::create(builder, at, v);
+  };
+  auto mul = [&](mlir::Value a, mlir::Value b) {
+    return builder.createOrFold<mlir::arith::MulIOp>(at, a, b);
+  };
+  auto ceilDiv = [&](mlir::Value a, mlir::Value b) {
+    return builder.createOrFold<mlir::arith::CeilDivSIOp>(at, a, b);
+  };
+  size_t rank = iter.domain.size();
+  mlir::Value last = index(iter.domain.back());
+  mlir::Value group = builder.createOrFold<mlir::arith::MaxSIOp>(
+      at, constant(1),
+      builder.createOrFold<mlir::arith::MinSIOp>(at, index(iter.groupSize),
+                                                 last));
+  llvm::SmallVector<mlir::Value> grouped{ceilDiv(last, group)};
+  for (size_t i = 0; i + 1 < rank; ++i)
+    grouped.push_back(index(iter.domain[i]));
+  grouped.push_back(group);
+  mlir::Value padded = grouped.front();
+  for (mlir::Value extent : llvm::drop_begin(grouped))
+    padded = mul(padded, extent);
+  mlir::Value wave = index(iter.waveSize);
+  mlir::Value waveIndex = index(iter.waveIndex);
+  mlir::Block *loop =
+      emitter.emitSerial(constant(0), ceilDiv(padded, wave), constant(1), loc);
+
+  mlir::OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToStart(loop);
+  mlir::Value rem = builder.createOrFold<mlir::arith::AddIOp>(
+      at, mul(loop->getArgument(0), wave), waveIndex);
+  llvm::SmallVector<mlir::Value> digits(grouped.size());
+  for (size_t i = grouped.size() - 1; i >= 1; --i) {
+    digits[i] = builder.createOrFold<mlir::arith::RemUIOp>(at, rem, grouped[i]);
+    rem = builder.createOrFold<mlir::arith::DivUIOp>(at, rem, grouped[i]);
+  }
+  digits[0] = rem;
+  mlir::Value lastCoordinate = builder.createOrFold<mlir::arith::AddIOp>(
+      at, mul(digits[0], group), digits.back());
+  // Tiles past the grid (the last wave's, and the groups' padding) skip
+  // the body.
+  mlir::Value inGrid = mlir::arith::CmpIOp::create(
+      builder, at, mlir::arith::CmpIPredicate::slt, lastCoordinate, last);
+  mlir::scf::IfOp tile = emitter.emitIf(inGrid, /*withElse=*/false, loc);
+  for (size_t i = 0; i + 1 < rank; ++i)
+    coordinates.push_back(digits[i + 1]);
+  coordinates.push_back(lastCoordinate);
+  return &tile.getThenRegion().front();
+}
+
 Evaluator::Flow Evaluator::execRuntimeLoop(const ForStmt &stmt,
                                            const IterableObject &iter) {
-  static constexpr StringRef kLoopNames[] = {"T.Parallel", "T.Pipelined",
-                                             "T.serial", "T.unroll"};
+  static constexpr StringRef kLoopNames[] = {
+      "T.Parallel", "T.Pipelined", "T.serial", "T.unroll", "T.Persistent"};
   StringRef what = kLoopNames[static_cast<int>(iter.loopKind)];
   if (!requireKernel(stmt.getLoc(), (what + " loops").str()))
     return Flow::Normal;
   std::vector<const NameExpr *> names = loopTargets(*stmt.target);
   size_t expected = iter.loopKind == IterableObject::LoopKind::Parallel
                         ? iter.extents.size()
+                    : iter.loopKind == IterableObject::LoopKind::Persistent
+                        ? iter.domain.size()
                         : 1;
   bool isTuple = llvm::isa<TupleExpr>(*stmt.target);
   if (names.size() != expected ||
@@ -471,7 +532,13 @@ Evaluator::Flow Evaluator::execRuntimeLoop(const ForStmt &stmt,
   SMLoc loc = stmt.getLoc();
   DType indexType = getIndexDType(getContext());
   mlir::Block *body = nullptr;
+  // What the loop's names are bound to: the body's arguments, or the
+  // coordinates a persistent loop computes.
+  llvm::SmallVector<mlir::Value> bound;
   switch (iter.loopKind) {
+  case IterableObject::LoopKind::Persistent:
+    body = emitPersistent(iter, stmt.iter->getLoc(), bound);
+    break;
   case IterableObject::LoopKind::Parallel:
     body = emitter.emitParallel(iter.extents, loc);
     break;
@@ -498,8 +565,10 @@ Evaluator::Flow Evaluator::execRuntimeLoop(const ForStmt &stmt,
   mlir::OpBuilder::InsertionGuard guard(builder);
   builder.setInsertionPointToStart(body);
   enclosingLoops.push_back(false);
+  if (bound.empty())
+    bound.assign(body->args_begin(), body->args_end());
   Flow flow = execRegion(stmt.body, [&] {
-    for (auto [name, arg] : llvm::zip(names, body->getArguments())) {
+    for (auto [name, arg] : llvm::zip(names, bound)) {
       LinearForm linear;
       linear.terms.push_back({arg, 1});
       scope->set(name->name,

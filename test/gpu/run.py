@@ -337,6 +337,19 @@ def configs():
                     {"M": 200, "N": 100, "dim": dim, "reverse": reverse},
                     "CUMSUM", {"M": 200, "N": 100, "CUMSUM_DIM": dim,
                                "CUMSUM_REVERSE": int(reverse)}))
+    # Persistent GEMMs (T.Persistent): 7 resident blocks over 8x8 tiles in
+    # groups of 3 columns (a ragged last group and last wave), and 5 over
+    # 5x5 tiles with tails, in one group.
+    gemm_macros = {"TRANS_A": 0, "TRANS_B": 0, "IN_KIND": 0, "ACC_F16": 0,
+                   "OUT_KIND": 0}
+    for m, n, k, waves, group in [(1000, 1000, 256, 7, 3),
+                                  (600, 520, 200, 5, 8)]:
+        out.append((f"persistent_gemm_{m}x{n}x{k}_w{waves}_g{group}",
+                    kernel("persistent"),
+                    {"M": m, "N": n, "K": k, "waves": waves,
+                     "group_size": group},
+                    "MMA", {"M": m, "N": n, "K": k, **gemm_macros},
+                    [], "gemm.cpp", ["-lcublas", "-lcudart"]))
     # Code written from one thread's view of the block: thread, lane and
     # warp indices, T.vectorized, warp shuffles and explicit barriers.
     threads = kernel("thread_level")

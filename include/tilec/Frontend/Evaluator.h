@@ -301,6 +301,11 @@ private:
   void execImport(const ImportStmt &stmt);
   void execRaise(const RaiseStmt &stmt);
   void execAssert(const AssertStmt &stmt);
+  /// Emits the waves of a T.Persistent loop and, in each, the guard of
+  /// the tile it visits; returns the guarded block and the tile's
+  /// coordinates, which the loop's names take.
+  mlir::Block *emitPersistent(const IterableObject &iter, llvm::SMLoc loc,
+                              llvm::SmallVectorImpl<mlir::Value> &coordinates);
   Flow execRuntimeLoop(const ForStmt &stmt, const IterableObject &iter);
   Flow execCompileTimeLoop(const ForStmt &stmt, std::vector<Ref> items);
   /// Emits `stmt` as a loop of the kernel (scf.while) when its condition is

@@ -379,12 +379,16 @@ struct LayoutObject : ObjectBase<Object::Kind::Layout> {
 /// What a for loop iterates over in a kernel: T.Parallel, T.Pipelined,
 /// T.serial, T.unroll or range.
 struct IterableObject : ObjectBase<Object::Kind::Iterable> {
-  enum class LoopKind { Parallel, Pipelined, Serial, Unroll };
+  enum class LoopKind { Parallel, Pipelined, Serial, Unroll, Persistent };
   LoopKind loopKind;
   /// Parallel: the extents. Others: start, stop and (serial) step, each an
   /// IntObject or ScalarObject.
   std::vector<int64_t> extents;
   Ref start, stop, step;
+  /// Persistent: the tile grid, the blocks of a wave, this block's index in
+  /// it and the group size of the rasterization (int or run-time values).
+  std::vector<Ref> domain;
+  Ref waveSize, waveIndex, groupSize;
   int64_t numStages = 0;
   std::optional<std::vector<int64_t>> order, stage;
   /// For `range` outside a kernel, which runs at compile time.
