@@ -51,6 +51,54 @@ static Ref getThreadBindings(Evaluator &eval, const CallArgs &call) {
   return tuple(std::move(indices), /*isList=*/true);
 }
 
+/// TVM's T.thread_binding(start, stop=None, thread="threadIdx.x"), as
+/// TileLang kernels write it: the index of this thread (or block, for
+/// "blockIdx.*") along a dimension whose whole extent it names, plus start.
+static Ref threadBinding(Evaluator &eval, const CallArgs &call) {
+  std::optional<Args> args =
+      bindArgs(eval, call, "T.thread_binding", {"start", "stop", "thread"}, 1);
+  if (!args || !eval.requireKernel(call.loc, "T.thread_binding"))
+    return poison();
+  std::optional<int64_t> first =
+      constIntArg(eval, (*args)[0], args->loc(0), "the start");
+  std::optional<int64_t> second =
+      args->has(1) ? constIntArg(eval, (*args)[1], args->loc(1), "the stop")
+                   : std::optional<int64_t>(0);
+  if (!first || !second)
+    return poison();
+  int64_t start = args->has(1) ? *first : 0;
+  int64_t extent = args->has(1) ? *second - *first : *first;
+  auto *tag =
+      args->has(2)
+          ? llvm::dyn_cast<StrObject>(eval.load((*args)[2], args->loc(2)).get())
+          : nullptr;
+  StringRef name = tag ? StringRef(tag->value) : StringRef();
+  auto [kind, axis] = name.split('.');
+  if ((kind != "threadIdx" && kind != "blockIdx") ||
+      (axis != "x" && axis != "y" && axis != "z"))
+    return eval.error(args->has(2) ? args->loc(2) : call.loc,
+                      "T.thread_binding takes thread=\"threadIdx.x\" (.y, "
+                      ".z) or \"blockIdx.x\" (.y, .z)");
+  unsigned dim = axis[0] - 'x';
+  Ref index = kind == "threadIdx" ? eval.threadIndex(dim, call.loc)
+                                  : eval.blockIndex(dim, call.loc);
+  if (isPoison(index))
+    return index;
+  if (kind == "threadIdx" && eval.kernelThreads()[dim] != extent)
+    return eval.error(call.loc, "T.thread_binding over " + llvm::Twine(extent) +
+                                    " threads along " + axis +
+                                    ", but T.Kernel has " +
+                                    llvm::Twine(eval.kernelThreads()[dim]));
+  if (start == 0)
+    return index;
+  mlir::OpBuilder &b = eval.getBuilder();
+  mlir::Location loc = eval.getLoc(call.loc);
+  return std::make_shared<ScalarObject>(
+      arith::AddIOp::create(b, loc, llvm::cast<ScalarObject>(*index).value,
+                            arith::ConstantIndexOp::create(b, loc, start)),
+      getIndexDType(eval.getContext()));
+}
+
 /// An optional positive compile-time size argument, or `fallback`.
 static std::optional<int64_t> sizeArg(Evaluator &eval, const Args &args,
                                       size_t i, int64_t fallback,
@@ -287,6 +335,7 @@ void tilec::frontend::addThreadBuiltins(ModuleObject &language) {
   m["get_thread_binding"] = builtin("T.get_thread_binding", getThreadBinding);
   m["get_thread_bindings"] =
       builtin("T.get_thread_bindings", getThreadBindings);
+  m["thread_binding"] = builtin("T.thread_binding", threadBinding);
   m["get_lane_idx"] = builtin("T.get_lane_idx", getLaneIdx);
   m["get_warp_idx"] = builtin("T.get_warp_idx", getWarpIdx("T.get_warp_idx"));
   m["get_warp_idx_sync"] =
