@@ -438,51 +438,48 @@ Value tilec::tile::Reduction::combine(OpBuilder &b, Location loc, Value lhs,
   llvm_unreachable("unknown reduction");
 }
 
-static bool variesAcrossThreads(Value value, DenseSet<Value> &visited) {
-  if (!visited.insert(value).second)
-    return false;
-  Operation *def = value.getDefiningOp();
-  if (!def) {
-    // A loop's induction variable or carried value: its bounds and inits.
-    Operation *owner = value.getParentBlock()->getParentOp();
-    return owner && !isa<tilec::tile::KernelOp>(owner) &&
-           llvm::any_of(owner->getOperands(), [&](Value operand) {
-             return variesAcrossThreads(operand, visited);
-           });
-  }
-  if (isa<gpu::ThreadIdOp, gpu::LaneIdOp, gpu::ShuffleOp>(def))
-    return true;
-  if (auto load = dyn_cast<memref::LoadOp>(def)) {
-    Value buffer = load.getMemRef();
-    // A thread's own variable varies with what was stored into it.
+bool tilec::tile::variesAcrossThreads(Value value) {
+  using namespace tilec::tile;
+  // A walk back through what `value` is computed from, with a worklist
+  // rather than recursion: chains of statements can be long.
+  DenseSet<Value> visited;
+  SmallVector<Value> worklist{value};
+  auto visit = [&](ValueRange values) {
+    for (Value v : values)
+      if (visited.insert(v).second)
+        worklist.push_back(v);
+  };
+  visited.insert(value);
+  while (!worklist.empty()) {
+    Value current = worklist.pop_back_val();
+    Operation *def = current.getDefiningOp();
+    if (!def) {
+      // A loop's induction variable or carried value: its bounds and
+      // inits.
+      Operation *owner = current.getParentBlock()->getParentOp();
+      if (owner && !isa<KernelOp>(owner))
+        visit(owner->getOperands());
+      continue;
+    }
+    if (isa<gpu::ThreadIdOp, gpu::LaneIdOp, gpu::ShuffleOp>(def))
+      return true;
+    visit(def->getOperands());
     // A thread's own variable varies with what was stored into it, and
     // with whether the store ran.
-    if (tilec::tile::isInScope(buffer.getType(),
-                               tilec::tile::MemoryScope::Local))
-      for (Operation *user : buffer.getUsers()) {
-        auto store = dyn_cast<memref::StoreOp>(user);
-        if (!store || store.getMemRef() != buffer)
-          continue;
-        if (variesAcrossThreads(store.getValueToStore(), visited) ||
-            llvm::any_of(store.getIndices(), [&](Value index) {
-              return variesAcrossThreads(index, visited);
-            }))
-          return true;
-        for (Operation *parent = store->getParentOp();
-             parent && !isa<tilec::tile::KernelOp>(parent);
-             parent = parent->getParentOp())
-          if (llvm::any_of(parent->getOperands(), [&](Value operand) {
-                return variesAcrossThreads(operand, visited);
-              }))
-            return true;
-      }
+    auto load = dyn_cast<memref::LoadOp>(def);
+    if (!load || !isInScope(load.getMemRef().getType(), MemoryScope::Local))
+      continue;
+    Value buffer = load.getMemRef();
+    for (Operation *user : buffer.getUsers()) {
+      auto store = dyn_cast<memref::StoreOp>(user);
+      if (!store || store.getMemRef() != buffer)
+        continue;
+      visit(store.getValueToStore());
+      visit(store.getIndices());
+      for (Operation *parent = store->getParentOp();
+           parent && !isa<KernelOp>(parent); parent = parent->getParentOp())
+        visit(parent->getOperands());
+    }
   }
-  return llvm::any_of(def->getOperands(), [&](Value operand) {
-    return variesAcrossThreads(operand, visited);
-  });
-}
-
-bool tilec::tile::variesAcrossThreads(Value value) {
-  DenseSet<Value> visited;
-  return ::variesAcrossThreads(value, visited);
+  return false;
 }
