@@ -15,7 +15,11 @@ using llvm::SMLoc;
 using llvm::StringRef;
 
 TileEmitter::TileEmitter(TileSource &source, mlir::ModuleOp module)
-    : source(source), module(module), builder(module.getContext()) {}
+    : source(source), module(module),
+      outsideFunctions(std::make_unique<mlir::Block>()),
+      builder(module.getContext()) {
+  builder.setInsertionPointToEnd(outsideFunctions.get());
+}
 
 bool TileEmitter::verifyNewOp(mlir::Operation *op) {
   if (mlir::succeeded(mlir::verify(op, /*verifyRecursively=*/false)))

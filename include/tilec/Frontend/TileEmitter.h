@@ -148,6 +148,10 @@ private:
 
   TileSource &source;
   mlir::ModuleOp module;
+  /// Where the builder points outside kernel functions: the only ops made
+  /// there stand for values already diagnosed as errors (a poison for a
+  /// host value in a condition, say), and go with the emitter.
+  std::unique_ptr<mlir::Block> outsideFunctions;
   mlir::OpBuilder builder;
 };
 
