@@ -182,6 +182,19 @@ void RaceVerifier::computeVariations() {
     auto arg = dyn_cast<BlockArgument>(memref);
     return !arg || arg.getOwner()->getParentOp() != kernel.getFunc();
   };
+  // The buffer private to each thread that `op` stores into, if any.
+  auto localStoreTarget = [](Operation *op) -> Value {
+    Value memref;
+    if (auto store = dyn_cast<memref::StoreOp>(op))
+      memref = store.getMemRef();
+    else if (auto store = dyn_cast<vector::StoreOp>(op))
+      memref = store.getBase();
+    else
+      return Value();
+    while (auto view = memref.getDefiningOp<memref::SubViewOp>())
+      memref = view.getSource();
+    return isInScope(memref.getType(), MemoryScope::Local) ? memref : Value();
+  };
   // Loops carry values around: repeat until nothing changes (each round
   // crosses one more back edge; the variations only grow).
   bool changed = true;
@@ -215,6 +228,16 @@ void RaceVerifier::computeVariations() {
           merge(forOp.getRegionIterArg(i), carried);
           merge(result, carried);
         }
+        return;
+      } else if (Value local = localStoreTarget(op)) {
+        // A thread's own buffer holds what each thread stored: its loads
+        // vary as the stored values and places do, and as the control
+        // under which the store runs.
+        for (Operation *parent = op->getParentOp(); parent != kernelOp;
+             parent = parent->getParentOp())
+          for (Value operand : parent->getOperands())
+            operands |= variationOf(operand);
+        merge(local, operands);
         return;
       } else if (auto ifOp = dyn_cast<scf::IfOp>(op)) {
         for (auto [i, result] : llvm::enumerate(ifOp.getResults())) {

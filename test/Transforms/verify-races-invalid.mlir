@@ -203,3 +203,25 @@ func.func @async_collision(%a: memref<512xf32>) attributes {tile.arg_names = ["A
   }
   return
 }
+
+// -----
+
+// A thread's own variable holds what each thread stored into it: the
+// threads' values for A[0] differ, so the one element has several writers
+// with different values.
+func.func @through_local(%a: memref<64xi32>) attributes {tile.arg_names = ["A"]} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  tile.kernel blocks(%bx) in (%c1) threads(64) {
+    %t = gpu.thread_id x upper_bound 64
+    %v = tile.alloc_var : memref<i32, #tile.local>
+    %parity = arith.remui %t, %c2 : index
+    %p = arith.index_cast %parity : index to i32
+    memref.store %p, %v[] : memref<i32, #tile.local>
+    %w = memref.load %v[] : memref<i32, #tile.local>
+    // expected-error@+1 {{this write to 'A' races: threads 0 and 1 of block bx = 0 both write element [0]; give each element one writer, or make the write atomic (T.atomic_add)}}
+    memref.store %w, %a[%c0] : memref<64xi32>
+  }
+  return
+}
