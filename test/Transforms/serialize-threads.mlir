@@ -100,3 +100,21 @@ func.func @two_dimensions(%a: memref<4x8xf32>, %b: memref<4x8xf32>,
   }
   return
 }
+
+// -----
+
+// gpu.lane_id is the loop's thread modulo the warp size.
+// CHECK-LABEL: func.func @lanes
+// CHECK: scf.for %[[T:.*]] = %{{.*}} to %c64{{.*}} step
+// CHECK-NEXT: %[[LANE:.*]] = arith.remui %[[T]], %c32
+// CHECK-NEXT: memref.store %[[LANE]], %arg0[%[[T]]]
+// CHECK-NOT: gpu.lane_id
+func.func @lanes(%out: memref<64xindex>) {
+  %c1 = arith.constant 1 : index
+  tile.kernel blocks(%bx) in (%c1) threads(64) {
+    %tid = gpu.thread_id x upper_bound 64
+    %lane = gpu.lane_id
+    memref.store %lane, %out[%tid] : memref<64xindex>
+  }
+  return
+}

@@ -160,7 +160,7 @@ struct SequentializePass
     // Code that tells the block's threads apart runs in loops over them
     // by now; statements in order are all a barrier guarantees here.
     WalkResult threadLevel = getOperation().walk([&](Operation *op) {
-      if (isa<gpu::ThreadIdOp, gpu::LaneIdOp, gpu::ShuffleOp>(op)) {
+      if (isThreadLevelOp(op)) {
         op->emitError() << "thread-level code is left for one thread to run; "
                            "run tile-serialize-threads first";
         return WalkResult::interrupt();

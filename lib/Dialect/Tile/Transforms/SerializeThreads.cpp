@@ -79,9 +79,11 @@ private:
   /// threads), then maps gpu.thread_id to the loops' threads.
   LogicalResult connectLoops();
   /// `value`, computed in `loop`, recomputed at `b` from values defined
-  /// outside it when it is arithmetic of at most `budget` ops on them;
+  /// outside it when it is side-effect-free arithmetic on them, cloning at
+  /// most `budget` more ops (`clones` holds those made for this use);
   /// null otherwise.
-  Value rematerialize(Value value, scf::ForOp loop, OpBuilder &b, int budget);
+  Value rematerialize(Value value, scf::ForOp loop, OpBuilder &b,
+                      IRMapping &clones, int &budget);
   /// Gives the thread's own buffers that several loops use a copy per
   /// thread.
   LogicalResult expandLocals();
@@ -258,20 +260,19 @@ LogicalResult KernelSerializer::serialize(Block &block) {
 }
 
 Value KernelSerializer::rematerialize(Value value, scf::ForOp loop,
-                                      OpBuilder &b, int budget) {
+                                      OpBuilder &b, IRMapping &clones,
+                                      int &budget) {
   Operation *def = value.getDefiningOp();
   if (!def || loopOf(def) != loop)
     return value;
-  if (budget <= 0 || def->getNumRegions() != 0 || !isMemoryEffectFree(def))
+  if (Value again = clones.lookupOrNull(value))
+    return again;
+  if (budget-- <= 0 || def->getNumRegions() != 0 || !isMemoryEffectFree(def))
     return Value();
-  IRMapping mapping;
-  for (Value operand : def->getOperands()) {
-    Value again = rematerialize(operand, loop, b, budget - 1);
-    if (!again)
+  for (Value operand : def->getOperands())
+    if (!rematerialize(operand, loop, b, clones, budget))
       return Value();
-    mapping.map(operand, again);
-  }
-  return b.clone(*def, mapping)
+  return b.clone(*def, clones)
       ->getResult(cast<OpResult>(value).getResultNumber());
 }
 
@@ -279,7 +280,7 @@ LogicalResult KernelSerializer::connectLoops() {
   // Values one loop computes and others (or the statements between them)
   // use: kept per thread in memory. A statement of the whole block takes
   // the first thread's, which every thread computed alike.
-  for (auto &[loopOp, loopIds] : loops) {
+  for (Operation *loopOp : llvm::make_first_range(loops)) {
     auto loop = cast<scf::ForOp>(loopOp);
     for (Operation &op : llvm::make_early_inc_range(*loop.getBody())) {
       for (Value result : op.getResults()) {
@@ -290,7 +291,9 @@ LogicalResult KernelSerializer::connectLoops() {
         // Arithmetic on what every loop sees is recomputed where used.
         for (OpOperand *use : llvm::make_early_inc_range(outside)) {
           OpBuilder b(use->getOwner());
-          if (Value again = rematerialize(result, loop, b, /*budget=*/16)) {
+          IRMapping clones;
+          int budget = 16;
+          if (Value again = rematerialize(result, loop, b, clones, budget)) {
             use->set(again);
             llvm::erase(outside, use);
           }
@@ -425,6 +428,18 @@ LogicalResult KernelSerializer::run() {
       var.getInitMutable().clear();
     }
   });
+  // A lane is the block-linear thread index modulo the warp size.
+  SmallVector<gpu::LaneIdOp> lanes;
+  kernel.walk([&](gpu::LaneIdOp lane) { lanes.push_back(lane); });
+  for (gpu::LaneIdOp lane : lanes) {
+    OpBuilder b(lane);
+    Location loc = lane.getLoc();
+    Value index = arith::RemUIOp::create(
+        b, loc, linearThreadId(b, loc),
+        arith::ConstantIndexOp::create(b, loc, warpSize));
+    lane.replaceAllUsesWith(index);
+    lane.erase();
+  }
   SmallVector<gpu::ShuffleOp> shuffles;
   kernel.walk([&](gpu::ShuffleOp shuffle) { shuffles.push_back(shuffle); });
   for (gpu::ShuffleOp shuffle : shuffles)
@@ -444,7 +459,7 @@ struct SerializeThreadsPass
     WalkResult result = getOperation().walk([&](KernelOp kernel) {
       bool threadLevel = kernel
                              .walk([](Operation *op) {
-                               return isa<gpu::ThreadIdOp, gpu::ShuffleOp>(op)
+                               return isThreadLevelOp(op)
                                           ? WalkResult::interrupt()
                                           : WalkResult::advance();
                              })

@@ -438,6 +438,10 @@ Value tilec::tile::Reduction::combine(OpBuilder &b, Location loc, Value lhs,
   llvm_unreachable("unknown reduction");
 }
 
+bool tilec::tile::isThreadLevelOp(Operation *op) {
+  return isa<gpu::ThreadIdOp, gpu::LaneIdOp, gpu::ShuffleOp>(op);
+}
+
 bool tilec::tile::variesAcrossThreads(Value value) {
   using namespace tilec::tile;
   // A walk back through what `value` is computed from, with a worklist
@@ -461,7 +465,7 @@ bool tilec::tile::variesAcrossThreads(Value value) {
         visit(owner->getOperands());
       continue;
     }
-    if (isa<gpu::ThreadIdOp, gpu::LaneIdOp, gpu::ShuffleOp>(def))
+    if (isThreadLevelOp(def))
       return true;
     visit(def->getOperands());
     // A thread's own variable varies with what was stored into it, and

@@ -318,7 +318,8 @@ def TileSerializeThreads : Pass<"tile-serialize-threads",
   let description = [{
     For targets that run a block on one thread (`--target host`), before
     `tile-sequentialize`: a kernel that tells its threads apart
-    (`gpu.thread_id`, `gpu.shuffle`) runs each stretch of its thread-level
+    (`gpu.thread_id`, `gpu.lane_id`, `gpu.shuffle`) runs each stretch of
+    its thread-level
     statements in a loop over the block's threads, as the GPU runs them on
     every thread at once. Barriers (`gpu.barrier`, the kernel's own and
     those `tile-insert-barriers` would place) end a stretch: every thread
@@ -328,7 +329,8 @@ def TileSerializeThreads : Pass<"tile-serialize-threads",
     stretches, and loops and `if`s that hold barriers or block-wide
     statements run once around the stretches inside them.
 
-    Within a loop, `gpu.thread_id` is the loop's thread. A shuffle becomes
+    Within a loop, `gpu.thread_id` is the loop's thread and `gpu.lane_id`
+    that thread modulo `warp-size`. A shuffle becomes
     an exchange through memory: each thread stores its value, a barrier
     ends the stretch, and each reads the value of the lane the shuffle
     names (with the semantics of PTX's `shfl.sync` on warps of

@@ -41,6 +41,10 @@ struct Reduction {
                       mlir::Value lhs, mlir::Value rhs) const;
 };
 
+/// Whether `op` gives each thread of a block its own value: the thread or
+/// lane index, or a warp shuffle.
+bool isThreadLevelOp(mlir::Operation *op);
+
 /// Whether `value` may differ between the threads of a block: it derives
 /// from the thread index or a warp shuffle, directly or through a
 /// thread's own variables (what is stored into them, and the control
