@@ -368,14 +368,11 @@ static mlir::LogicalResult prepare(const DriverOptions &options,
   const TargetInfo &first = *compilation.targets.front().target;
   compilation.import.warpSize =
       first.vendor == TargetInfo::Vendor::Host ? 32 : first.warpSize;
-  compilation.import.fnuzFloat8 =
-      compilation.targets.front().target->vendor == TargetInfo::Vendor::AMD;
-  if (std::optional<TypicalDevice> device =
-          getTypicalDevice(*compilation.targets.front().target)) {
+  compilation.import.fnuzFloat8 = first.vendor == TargetInfo::Vendor::AMD;
+  if (std::optional<TypicalDevice> device = getTypicalDevice(first)) {
     compilation.import.multiprocessors = device->multiprocessors;
     compilation.import.multiprocessorsNote =
-        ("the multiprocessors of the " + device->gpu + " (" +
-         compilation.targets.front().target->name +
+        ("the multiprocessors of the " + device->gpu + " (" + first.name +
          "); the kernel runs as compiled on a GPU with another count")
             .str();
   }

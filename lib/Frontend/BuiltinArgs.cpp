@@ -85,6 +85,22 @@ std::optional<int64_t> tilec::frontend::constIntArg(Evaluator &eval,
   return std::nullopt;
 }
 
+std::optional<unsigned> tilec::frontend::dimensionArg(Evaluator &eval,
+                                                      const Args &args,
+                                                      size_t i,
+                                                      StringRef what) {
+  if (!args.has(i))
+    return 0;
+  std::optional<int64_t> dim = constIntArg(eval, args[i], args.loc(i), what);
+  if (!dim)
+    return std::nullopt;
+  if (*dim < 0 || *dim > 2) {
+    eval.error(args.loc(i), what + " is 0, 1 or 2, got " + llvm::Twine(*dim));
+    return std::nullopt;
+  }
+  return *dim;
+}
+
 std::optional<bool> tilec::frontend::constBoolArg(Evaluator &eval,
                                                   const Ref &arg, SMLoc loc,
                                                   StringRef what) {

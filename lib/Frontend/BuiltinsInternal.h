@@ -105,6 +105,10 @@ bool setDictItem(Evaluator &eval, const DictObject &dict, const Ref &key,
 /// A compile-time integer argument, or an error naming `what`.
 std::optional<int64_t> constIntArg(Evaluator &eval, const Ref &arg,
                                    llvm::SMLoc loc, llvm::StringRef what);
+/// Argument `i`, a dimension of the grid or of the block's threads (0, 1
+/// or 2; 0 when not given), or an error naming `what`.
+std::optional<unsigned> dimensionArg(Evaluator &eval, const Args &args,
+                                     size_t i, llvm::StringRef what);
 /// A compile-time bool argument (ints count), or an error naming `what`;
 /// std::nullopt also for an argument not given.
 std::optional<bool> constBoolArg(Evaluator &eval, const Ref &arg,

@@ -271,18 +271,11 @@ static Ref getBlockBinding(Evaluator &eval, const CallArgs &call) {
       bindArgs(eval, call, "T.get_block_binding", {"dim"}, 0);
   if (!args)
     return poison();
-  int64_t dim = 0;
-  if (args->has(0)) {
-    std::optional<int64_t> given =
-        constIntArg(eval, (*args)[0], args->loc(0), "the grid dimension");
-    if (!given)
-      return poison();
-    if (*given < 0 || *given > 2)
-      return eval.error(args->loc(0), "the grid dimension is 0, 1 or 2, got " +
-                                          llvm::Twine(*given));
-    dim = *given;
-  }
-  return eval.blockIndex(dim, call.loc);
+  std::optional<unsigned> dim =
+      dimensionArg(eval, *args, 0, "the grid dimension");
+  if (!dim)
+    return poison();
+  return eval.blockIndex(*dim, call.loc);
 }
 
 void tilec::frontend::addControlBuiltins(ModuleObject &language,

@@ -25,19 +25,11 @@ static Ref getThreadBinding(Evaluator &eval, const CallArgs &call) {
       bindArgs(eval, call, "T.get_thread_binding", {"dim"}, 0);
   if (!args || !eval.requireKernel(call.loc, "T.get_thread_binding"))
     return poison();
-  int64_t dim = 0;
-  if (args->has(0)) {
-    std::optional<int64_t> given =
-        constIntArg(eval, (*args)[0], args->loc(0), "the thread dimension");
-    if (!given)
-      return poison();
-    if (*given < 0 || *given > 2)
-      return eval.error(args->loc(0), "the thread dimension is 0, 1 or 2, "
-                                      "got " +
-                                          llvm::Twine(*given));
-    dim = *given;
-  }
-  return eval.threadIndex(dim, call.loc);
+  std::optional<unsigned> dim =
+      dimensionArg(eval, *args, 0, "the thread dimension");
+  if (!dim)
+    return poison();
+  return eval.threadIndex(*dim, call.loc);
 }
 
 /// T.get_thread_bindings(): the thread's indices along every dimension.
@@ -59,15 +51,20 @@ static Ref threadBinding(Evaluator &eval, const CallArgs &call) {
       bindArgs(eval, call, "T.thread_binding", {"start", "stop", "thread"}, 1);
   if (!args || !eval.requireKernel(call.loc, "T.thread_binding"))
     return poison();
+  // (extent) or (start, stop), as range takes them.
   std::optional<int64_t> first =
       constIntArg(eval, (*args)[0], args->loc(0), "the start");
-  std::optional<int64_t> second =
-      args->has(1) ? constIntArg(eval, (*args)[1], args->loc(1), "the stop")
-                   : std::optional<int64_t>(0);
-  if (!first || !second)
+  if (!first)
     return poison();
-  int64_t start = args->has(1) ? *first : 0;
-  int64_t extent = args->has(1) ? *second - *first : *first;
+  int64_t start = 0, extent = *first;
+  if (args->has(1)) {
+    std::optional<int64_t> stop =
+        constIntArg(eval, (*args)[1], args->loc(1), "the stop");
+    if (!stop)
+      return poison();
+    start = *first;
+    extent = *stop - *first;
+  }
   auto *tag =
       args->has(2)
           ? llvm::dyn_cast<StrObject>(eval.load((*args)[2], args->loc(2)).get())
@@ -196,10 +193,6 @@ static Ref syncThreads(Evaluator &eval, const CallArgs &call) {
   return none();
 }
 
-/// T.shfl_xor, T.shfl_down, T.shfl_up and T.shfl_sync(value, delta,
-/// width=warp size, mask=all lanes): `value` as another lane of the warp
-/// holds it. Values narrower than 32 bits travel widened, indices as
-/// 32-bit integers, and 64-bit values in two halves.
 /// Where each argument of a shuffle builtin is: TileLang's spelling puts
 /// the value first and the mask last, TVM's the mask first and the logical
 /// warp size after the width.
@@ -209,6 +202,29 @@ struct ShuffleSignature {
   std::optional<size_t> warpSize;
 };
 
+/// Argument `i`, a number of lanes: a power of two up to the target's warp
+/// size (`warpSize`, also its default), or an error naming `what` and, in
+/// it, the limit as `limit` names it.
+static std::optional<int64_t> laneCountArg(Evaluator &eval, const Args &args,
+                                           size_t i, int64_t warpSize,
+                                           StringRef what, StringRef limit) {
+  std::optional<int64_t> lanes = sizeArg(eval, args, i, warpSize, what);
+  if (!lanes)
+    return std::nullopt;
+  if (*lanes > warpSize || !llvm::isPowerOf2_64(*lanes)) {
+    eval.error(args.loc(i), what + " must be a power of two up to " + limit +
+                                " (" + llvm::Twine(warpSize) + "), got " +
+                                llvm::Twine(*lanes));
+    return std::nullopt;
+  }
+  return lanes;
+}
+
+/// T.shfl_xor, T.shfl_down, T.shfl_up and T.shfl_sync(value, delta,
+/// width=warp size, mask=all lanes), and TVM's T.tvm_warp_shuffle(_down,
+/// _up): `value` as another lane of the warp holds it. Values narrower than
+/// 32 bits travel widened, indices as 32-bit integers, and 64-bit values in
+/// two halves.
 static BuiltinObject::Handler shuffle(gpu::ShuffleMode mode, std::string name,
                                       ShuffleSignature sig) {
   return [=](Evaluator &eval, const CallArgs &call) -> Ref {
@@ -221,28 +237,13 @@ static BuiltinObject::Handler shuffle(gpu::ShuffleMode mode, std::string name,
     if (isPoison(value) || isPoison(delta))
       return poison();
     int64_t warpSize = eval.getOptions().warpSize;
-    if (sig.warpSize) {
-      std::optional<int64_t> logical =
-          sizeArg(eval, *args, *sig.warpSize, warpSize, "the warp size");
-      if (!logical)
-        return poison();
-      if (*logical > warpSize || !llvm::isPowerOf2_64(*logical))
-        return eval.error(args->loc(*sig.warpSize),
-                          "the warp size must be a power of two up to the "
-                          "target's (" +
-                              llvm::Twine(warpSize) + "), got " +
-                              llvm::Twine(*logical));
-    }
-    std::optional<int64_t> width =
-        sizeArg(eval, *args, sig.width, warpSize, "the shuffle width");
+    if (sig.warpSize && !laneCountArg(eval, *args, *sig.warpSize, warpSize,
+                                      "the warp size", "the target's"))
+      return poison();
+    std::optional<int64_t> width = laneCountArg(
+        eval, *args, sig.width, warpSize, "the shuffle width", "the warp size");
     if (!width)
       return poison();
-    if (*width > warpSize || !llvm::isPowerOf2_64(*width))
-      return eval.error(args->loc(sig.width),
-                        "the shuffle width must be a power of two up to the "
-                        "warp size (" +
-                            llvm::Twine(warpSize) + "), got " +
-                            llvm::Twine(*width));
     // The mask names the lanes that take part; tilec's shuffles always
     // involve the whole warp, so only that mask is accepted.
     if (args->has(sig.mask)) {
