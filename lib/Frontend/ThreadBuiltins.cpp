@@ -3,11 +3,13 @@
 // Part of tilec. Code outside T.Parallel runs on every thread of the block;
 // these builtins let it tell the threads apart and exchange values:
 // T.get_thread_binding and the lane, warp and warpgroup indices derived
-// from it, T.sync_threads, and the warp shuffles.
+// from it, T.sync_threads and T.sync_warp, and the warp shuffles.
 //
 //===----------------------------------------------------------------------===//
 
 #include "BuiltinsInternal.h"
+
+#include "tilec/Dialect/Tile/IR/TileOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -178,18 +180,76 @@ static Ref getWarpGroupIdx(Evaluator &eval, const CallArgs &call) {
   return threadPart(eval, call.loc, *warp * *warps, std::nullopt);
 }
 
-/// T.sync_threads(): a barrier of the whole block. TileLang's named
-/// barriers over part of it (barrier_id, arrive_count) are not supported.
+/// T.sync_threads(barrier_id=None, arrive_count=None): a barrier of the
+/// whole block, or with a count below the block's threads a named barrier
+/// among that many, whole warps (those that take a branch together).
 static Ref syncThreads(Evaluator &eval, const CallArgs &call) {
   std::optional<Args> args =
       bindArgs(eval, call, "T.sync_threads", {"barrier_id", "arrive_count"}, 0);
   if (!args || !eval.requireKernel(call.loc, "T.sync_threads"))
     return poison();
-  if (args->has(0) || args->has(1))
-    return eval.error(args->has(0) ? args->loc(0) : args->loc(1),
-                      "T.sync_threads over part of the block (a named "
-                      "barrier) is not supported by tilec yet");
-  gpu::BarrierOp::create(eval.getBuilder(), eval.getLoc(call.loc));
+  int64_t threads = 1;
+  for (int64_t extent : eval.kernelThreads())
+    threads *= extent;
+  int64_t id = 0, count = threads;
+  if (args->has(0)) {
+    std::optional<int64_t> value =
+        constIntArg(eval, (*args)[0], args->loc(0), "the barrier id");
+    if (!value)
+      return poison();
+    if (*value < 0 || *value > 15)
+      return eval.error(args->loc(0), "barrier id " + std::to_string(*value) +
+                                          " is not one of the block's "
+                                          "barriers 0 to 15");
+    id = *value;
+  }
+  if (args->has(1)) {
+    std::optional<int64_t> value =
+        constIntArg(eval, (*args)[1], args->loc(1), "the arrive count");
+    if (!value)
+      return poison();
+    if (*value <= 0 || *value > threads || *value % 32 != 0)
+      return eval.error(
+          args->loc(1),
+          "a barrier waits for whole warps of the block's " +
+              std::to_string(threads) + " threads: " + std::to_string(*value) +
+              " is not a multiple of 32 up to " + std::to_string(threads));
+    count = *value;
+  }
+  mlir::OpBuilder &b = eval.getBuilder();
+  mlir::Location loc = eval.getLoc(call.loc);
+  // Every thread waits: the block barrier, whatever its id.
+  if (count == threads) {
+    gpu::BarrierOp::create(b, loc);
+    return none();
+  }
+  if (!eval.getOptions().partialBarriers)
+    return eval.error(call.loc, "AMD targets have no barrier over part of "
+                                "the block");
+  tilec::tile::NamedBarrierOp::create(b, loc, id, count);
+  return none();
+}
+
+/// T.sync_warp(mask=None): a barrier among the threads of the warp, all of
+/// them.
+static Ref syncWarp(Evaluator &eval, const CallArgs &call) {
+  std::optional<Args> args = bindArgs(eval, call, "T.sync_warp", {"mask"}, 0);
+  if (!args || !eval.requireKernel(call.loc, "T.sync_warp"))
+    return poison();
+  if (args->has(0)) {
+    std::optional<int64_t> mask =
+        constIntArg(eval, (*args)[0], args->loc(0), "the lane mask");
+    if (!mask)
+      return poison();
+    if ((*mask & 0xffffffff) != 0xffffffff)
+      return eval.error(args->loc(0),
+                        "T.sync_warp over part of the warp is not "
+                        "supported; give the full mask 0xffffffff");
+  }
+  if (!eval.getOptions().partialBarriers)
+    return eval.error(call.loc, "AMD targets have no barrier among the "
+                                "threads of a warp");
+  tilec::tile::WarpBarrierOp::create(eval.getBuilder(), eval.getLoc(call.loc));
   return none();
 }
 
@@ -343,6 +403,7 @@ void tilec::frontend::addThreadBuiltins(ModuleObject &language) {
       builtin("T.get_warp_idx_sync", getWarpIdx("T.get_warp_idx_sync"));
   m["get_warp_group_idx"] = builtin("T.get_warp_group_idx", getWarpGroupIdx);
   m["sync_threads"] = builtin("T.sync_threads", syncThreads);
+  m["sync_warp"] = builtin("T.sync_warp", syncWarp);
   // TileLang's spelling: (value, delta, width=warp, mask=all lanes).
   auto tileLang = [](StringRef delta) {
     return ShuffleSignature{

@@ -82,6 +82,10 @@ struct Write {
 /// execution's variables are copies but for those `shared` lists (the
 /// block indices, for executions in one block; the induction variables of
 /// loops they share an iteration of).
+/// How the warps of two executions' threads relate, where warp barriers
+/// order the executions of threads of one warp but not of two.
+enum class WarpRelation { Any, Same, Different };
+
 struct Concurrency {
   bool sameBlock = true;
   /// Loops (scf.for or scf.while) whose iteration the executions share.
@@ -90,6 +94,7 @@ struct Concurrency {
   /// first: the first write's (forward) or the second's.
   mlir::Operation *adjacentLoop = nullptr;
   bool forward = true;
+  WarpRelation warps = WarpRelation::Any;
 };
 
 class RaceVerifier {
@@ -111,11 +116,14 @@ private:
   void checkPair(Write &first, Write &second);
   /// The concurrencies under which executions of `first` and `second` may
   /// be unordered: a superset of the real ones, for proofs.
+  /// Executions of threads whose warps relate as `warps` says.
   SmallVector<Concurrency> possibleConcurrencies(const Write &first,
-                                                 const Write &second);
+                                                 const Write &second,
+                                                 WarpRelation warps);
   /// The one under which they are unordered for sure, if any: for errors.
   std::optional<Concurrency> certainConcurrency(const Write &first,
-                                                const Write &second);
+                                                const Write &second,
+                                                WarpRelation warps);
   /// The copies of variables for a second execution under `concurrency`.
   VariableCopies &copiesFor(const Concurrency &concurrency);
   /// Whether executions under `concurrency` can write one element; fills
@@ -161,6 +169,9 @@ private:
   /// Queries asked about pairs of different writes, which grow with the
   /// square of their number: past kMaxPairQueries, pairs are not proved.
   unsigned pairQueries = 0;
+  /// Whether the kernel has warp barriers, which order the threads of one
+  /// warp only: pairs of threads are then asked about per warp relation.
+  bool hasWarpBarriers = false;
   static constexpr unsigned kMaxPairQueries = 2000;
 };
 

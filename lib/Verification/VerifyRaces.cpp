@@ -35,17 +35,20 @@ using namespace tilec::tile;
 namespace {
 
 /// Whether `op` orders the memory accesses of a block's threads: a barrier,
-/// or the arrival at or wait on an mbarrier.
-bool synchronizes(Operation *op) {
-  return isa<gpu::BarrierOp>(op) || op->hasTrait<tile::OpTrait::Synchronizes>();
+/// or the arrival at or wait on an mbarrier; with `warpBarriers`, also a
+/// barrier of the warp, for threads of one warp.
+bool synchronizes(Operation *op, bool warpBarriers) {
+  return isa<gpu::BarrierOp>(op) ||
+         op->hasTrait<tile::OpTrait::Synchronizes>() ||
+         (warpBarriers && isa<WarpBarrierOp>(op));
 }
 
 /// Whether `op` synchronizes or holds an op that does.
-bool holdsSynchronization(Operation *op) {
+bool holdsSynchronization(Operation *op, bool warpBarriers) {
   return op
-      ->walk([](Operation *inner) {
-        return synchronizes(inner) ? WalkResult::interrupt()
-                                   : WalkResult::advance();
+      ->walk([&](Operation *inner) {
+        return synchronizes(inner, warpBarriers) ? WalkResult::interrupt()
+                                                 : WalkResult::advance();
       })
       .wasInterrupted();
 }
@@ -326,17 +329,25 @@ static bool anyBetween(Block *block, Operation *a, Operation *b,
 }
 
 /// Whether every iteration of `loop` runs a synchronizing op of its body.
-static bool separatesIterations(Operation *loop) {
-  return llvm::any_of(*iterationBody(loop),
-                      [](Operation &op) { return synchronizes(&op); });
+static bool separatesIterations(Operation *loop, bool warpBarriers) {
+  return llvm::any_of(*iterationBody(loop), [&](Operation &op) {
+    return synchronizes(&op, warpBarriers);
+  });
 }
 
 SmallVector<Concurrency>
-RaceVerifier::possibleConcurrencies(const Write &first, const Write &second) {
+RaceVerifier::possibleConcurrencies(const Write &first, const Write &second,
+                                    WarpRelation warps) {
+  // A warp barrier may order the threads only when they share a warp.
+  bool warpBarriers = warps == WarpRelation::Same;
+  auto orders = [&](Operation *op) { return synchronizes(op, warpBarriers); };
   // An asynchronous copy's write is unordered with everything up to the
   // wait for it, in whatever iteration: no barrier is known to order it.
-  if (first.async || second.async)
-    return {Concurrency()};
+  if (first.async || second.async) {
+    Concurrency any;
+    any.warps = warps;
+    return {any};
+  }
   KernelOp kernelOp = kernel.getKernel();
   SmallVector<Operation *> firstLoops = enclosingLoops(first.op, kernelOp);
   SmallVector<Operation *> secondLoops = enclosingLoops(second.op, kernelOp);
@@ -351,14 +362,14 @@ RaceVerifier::possibleConcurrencies(const Write &first, const Write &second) {
   // across the end of an iteration; iterations of other loops never are.
   SmallVector<Operation *> separating;
   for (Operation *loop : common)
-    if (separatesIterations(loop))
+    if (separatesIterations(loop, warpBarriers))
       separating.push_back(loop);
   SmallVector<Concurrency> result;
   Block *block = commonBlock(first.op, second.op);
   Operation *firstAncestor = block->findAncestorOpInBlock(*first.op);
   Operation *secondAncestor = block->findAncestorOpInBlock(*second.op);
-  if (!anyBetween(block, firstAncestor, secondAncestor, synchronizes))
-    result.push_back({true, separating, {}, true});
+  if (!anyBetween(block, firstAncestor, secondAncestor, orders))
+    result.push_back({true, separating, {}, true, warps});
   for (auto [j, loop] : llvm::enumerate(separating)) {
     Block *body = iterationBody(loop);
     Operation *x = body->findAncestorOpInBlock(*first.op);
@@ -367,40 +378,46 @@ RaceVerifier::possibleConcurrencies(const Write &first, const Write &second) {
     // op after `from` or before `to` in the body.
     auto wraps = [&](Operation *from, Operation *to) {
       for (Operation *op = from->getNextNode(); op; op = op->getNextNode())
-        if (synchronizes(op))
+        if (orders(op))
           return false;
       for (Operation *op = to->getPrevNode(); op; op = op->getPrevNode())
-        if (synchronizes(op))
+        if (orders(op))
           return false;
       return true;
     };
     SmallVector<Operation *> outer(separating.begin(), separating.begin() + j);
     if (wraps(x, y))
-      result.push_back({true, outer, loop, true});
+      result.push_back({true, outer, loop, true, warps});
     if (wraps(y, x))
-      result.push_back({true, outer, loop, false});
+      result.push_back({true, outer, loop, false, warps});
   }
   return result;
 }
 
 std::optional<Concurrency>
-RaceVerifier::certainConcurrency(const Write &first, const Write &second) {
+RaceVerifier::certainConcurrency(const Write &first, const Write &second,
+                                 WarpRelation warps) {
   // Nothing that synchronizes runs between the two: no such op between
   // them, nor in what holds either, and the same iteration of every loop
-  // around both that holds one.
+  // around both that holds one. A warp barrier may order threads unless
+  // they are known to be of different warps.
+  bool warpBarriers = warps != WarpRelation::Different;
+  auto holds = [&](Operation *op) {
+    return holdsSynchronization(op, warpBarriers);
+  };
   KernelOp kernelOp = kernel.getKernel();
   Block *block = commonBlock(first.op, second.op);
   Operation *firstAncestor = block->findAncestorOpInBlock(*first.op);
   Operation *secondAncestor = block->findAncestorOpInBlock(*second.op);
   if (first.op != second.op &&
-      (holdsSynchronization(firstAncestor) ||
-       holdsSynchronization(secondAncestor) ||
-       anyBetween(block, firstAncestor, secondAncestor, holdsSynchronization)))
+      (holds(firstAncestor) || holds(secondAncestor) ||
+       anyBetween(block, firstAncestor, secondAncestor, holds)))
     return std::nullopt;
   Concurrency concurrency;
+  concurrency.warps = warps;
   for (Operation *parent = block->getParentOp(); parent && parent != kernelOp;
        parent = parent->getParentOp())
-    if (isLoop(parent) && holdsSynchronization(parent))
+    if (isLoop(parent) && holds(parent))
       concurrency.sameLoops.push_back(parent);
   return concurrency;
 }
@@ -483,6 +500,20 @@ Proof RaceVerifier::ask(const Write &first, const Write &second,
     if (!thread)
       return Proof::Unknown;
     unordered = f.logicalNot(f.eq(*thread, other(*thread)));
+    if (concurrency.warps != WarpRelation::Any) {
+      // Warps are runs of 32 of the block's linear thread index, which
+      // only a one-dimensional block's thread variable is.
+      std::optional<Formula> linear = f.threadIndex();
+      if (kernel.getKernel().getThreads().size() != 1 || !linear ||
+          thread->variables != linear->variables)
+        return Proof::Unknown;
+      Formula sameWarp =
+          f.eq(f.floorDiv(*thread, 32), f.floorDiv(other(*thread), 32));
+      unordered =
+          f.logicalAnd(unordered, concurrency.warps == WarpRelation::Same
+                                      ? sameWarp
+                                      : f.logicalNot(sameWarp));
+    }
     if (collide.known != false && !concurrency.adjacentLoop && !evaluate &&
         distances.size() == first.indices.size() &&
         collidesByEnumeration(first, second, distances, copies, *thread) ==
@@ -865,8 +896,13 @@ void RaceVerifier::checkPair(Write &first, Write &second) {
   // write, so two of a block can collide.
   bool betweenBlocks = !first.shared && (variation.thread || variation.block);
   SmallVector<Concurrency> cases;
-  if (!alikeInBlock)
-    cases = possibleConcurrencies(first, second);
+  if (!alikeInBlock && !hasWarpBarriers) {
+    cases = possibleConcurrencies(first, second, WarpRelation::Any);
+  } else if (!alikeInBlock) {
+    cases = possibleConcurrencies(first, second, WarpRelation::Same);
+    llvm::append_range(
+        cases, possibleConcurrencies(first, second, WarpRelation::Different));
+  }
   if (betweenBlocks)
     cases.push_back({false, {}, {}, true});
   for (const Concurrency &concurrency : cases) {
@@ -881,8 +917,9 @@ void RaceVerifier::checkPair(Write &first, Write &second) {
     // Not proved: an error only for executions unordered for sure.
     if (proof == Proof::Refuted && !first.masked && !second.masked) {
       std::optional<Concurrency> certain =
-          concurrency.sameBlock ? certainConcurrency(first, second)
-                                : std::optional<Concurrency>(concurrency);
+          concurrency.sameBlock
+              ? certainConcurrency(first, second, concurrency.warps)
+              : std::optional<Concurrency>(concurrency);
       if (certain && reportRace(first, second, *certain))
         return;
     }
@@ -895,6 +932,10 @@ void RaceVerifier::checkPair(Write &first, Write &second) {
 
 LogicalResult RaceVerifier::run() {
   computeVariations();
+  hasWarpBarriers =
+      kernel.getKernel()
+          .walk([](WarpBarrierOp) { return WalkResult::interrupt(); })
+          .wasInterrupted();
   // The thread index, for writes whose element does not depend on it.
   kernel.getKernel().walk([&](gpu::ThreadIdOp op) { formulas.of(op); });
   // Writes by buffer, in the order of the code.

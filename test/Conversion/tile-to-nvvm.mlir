@@ -93,3 +93,21 @@ func.func @bulk(%map: !llvm.ptr, %tile: !llvm.ptr<3>, %bar: !llvm.ptr<3>, %x: i3
   }
   return
 }
+
+// -----
+
+// A named barrier waits for its count of threads on its id; a warp barrier
+// for every lane of the warp.
+// CHECK-LABEL: func.func @partial_barriers
+// CHECK: nvvm.barrier id = %c3_i32 number_of_threads = %c128_i32
+// CHECK: nvvm.bar.warp.sync %c-1_i32 : i32
+// CHECK-NOT: tile.named_barrier
+// CHECK-NOT: tile.warp_barrier
+func.func @partial_barriers() {
+  %c1 = arith.constant 1 : index
+  tile.kernel blocks(%bx) in (%c1) threads(256) {
+    tile.named_barrier 3, 128
+    tile.warp_barrier
+  }
+  return
+}

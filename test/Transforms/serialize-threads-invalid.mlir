@@ -55,3 +55,70 @@ func.func @shared_local(%a: memref<4xf32>) {
   }
   return
 }
+
+// -----
+
+// Barriers among the threads of both branches of a condition would need
+// the two to run side by side.
+func.func @barrier_in_else(%out: memref<64xf32>) {
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %x = arith.constant 1.0 : f32
+  tile.kernel blocks(%bx) in (%c1) threads(64) {
+    %tid = gpu.thread_id x upper_bound 64
+    %low = arith.cmpi ult, %tid, %c32 : index
+    // expected-error@+1 {{on a target that runs a block on one thread, barriers in the else branch of a condition that differs between threads are not supported}}
+    scf.if %low {
+      memref.store %x, %out[%tid] : memref<64xf32>
+    } else {
+      tile.named_barrier 1, 32
+      memref.store %x, %out[%tid] : memref<64xf32>
+    }
+  }
+  return
+}
+
+// -----
+
+// A while loop's condition is evaluated by every thread in turn.
+func.func @barrier_in_while(%out: memref<64xf32>, %flag: memref<i1>) {
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  tile.kernel blocks(%bx) in (%c1) threads(64) {
+    %tid = gpu.thread_id x upper_bound 64
+    %low = arith.cmpi ult, %tid, %c32 : index
+    scf.if %low {
+      // expected-error@+1 {{on a target that runs a block on one thread, a barrier under a condition that differs between threads must be in the branch itself, in loops or in ifs there}}
+      scf.while : () -> () {
+        %go = memref.load %flag[] : memref<i1>
+        scf.condition(%go)
+      } do {
+        tile.warp_barrier
+        scf.yield
+      }
+    }
+  }
+  return
+}
+
+// -----
+
+// A value computed before a barrier under the condition and used after it
+// must be a number, which the threads that skip the branch take as zero.
+func.func @buffer_across_barrier(%out: memref<64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %x = arith.constant 1.0 : f32
+  tile.kernel blocks(%bx) in (%c1) threads(64) {
+    %tid = gpu.thread_id x upper_bound 64
+    %low = arith.cmpi ult, %tid, %c32 : index
+    scf.if %low {
+      // expected-error@+1 {{on a target that runs a block on one thread, a barrier under a condition that differs between threads cannot follow a value of type 'memref<4xf32>' computed under it}}
+      %buffer = memref.alloca() : memref<4xf32>
+      tile.named_barrier 1, 32
+      memref.store %x, %buffer[%c0] : memref<4xf32>
+    }
+  }
+  return
+}

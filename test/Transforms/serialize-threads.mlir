@@ -118,3 +118,68 @@ func.func @lanes(%out: memref<64xindex>) {
   }
   return
 }
+
+// -----
+
+// A branch on the thread index around barriers among the threads that take
+// it: the barriers come out, each a barrier of the block here, the loop
+// around them runs once with its body under the condition, and the
+// statements between run under it, a value computed before a barrier
+// yielded to the statements after it. The warp barrier is one too.
+// CHECK-LABEL: func.func @partial_barriers
+// CHECK: %[[VALUES:.*]] = memref.alloca() : memref<128xf32>
+// CHECK: %[[CONDS:.*]] = memref.alloca() : memref<128xi1>
+// CHECK: %[[S:.*]] = tile.alloc_shared
+// CHECK: scf.for %[[T:.*]] =
+// CHECK-NEXT: %[[LOW:.*]] = arith.cmpi ult, %[[T]], %c64
+// CHECK-NEXT: memref.store %[[LOW]], %[[CONDS]][%[[T]]]
+// CHECK-NEXT: scf.if %[[LOW]] {
+// CHECK: memref.store %{{.*}}, %[[S]][%[[T]]]
+// CHECK: tile.serial
+// CHECK: scf.for %[[T2:.*]] =
+// CHECK: %[[NEXT:.*]] = arith.addi %[[T2]], %c1
+// CHECK: %[[Y:.*]] = scf.if %{{.*}} -> (f32) {
+// CHECK-NEXT: %[[LOADED:.*]] = memref.load %[[S]][%[[NEXT]]]
+// CHECK-NEXT: scf.yield %[[LOADED]] : f32
+// CHECK-NEXT: } else {
+// CHECK-NEXT: %[[ZERO:.*]] = arith.constant 0.0
+// CHECK-NEXT: scf.yield %[[ZERO]] : f32
+// CHECK: memref.store %[[Y]], %[[VALUES]][%[[T2]]]
+// CHECK: scf.for %[[T3:.*]] =
+// CHECK-NEXT: %[[LOW3:.*]] = memref.load %[[CONDS]][%[[T3]]]
+// CHECK-NEXT: scf.if %[[LOW3]] {
+// CHECK-NEXT: %[[Y3:.*]] = memref.load %[[VALUES]][%[[T3]]]
+// CHECK-NEXT: memref.store %[[Y3]], %[[S]][%[[T3]]]
+// CHECK: scf.for %[[T4:.*]] =
+// CHECK-NEXT: %[[LOW4:.*]] = arith.cmpi ult, %[[T4]], %c64
+// CHECK-NEXT: scf.if %[[LOW4]] {
+// CHECK-NEXT: memref.load %[[S]][%[[T4]]]
+// CHECK-NEXT: memref.store %{{.*}}, %arg0[%[[T4]]]
+// CHECK-NOT: tile.named_barrier
+// CHECK-NOT: tile.warp_barrier
+// CHECK-NOT: gpu.
+func.func @partial_barriers(%out: memref<128xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  tile.kernel blocks(%bx) in (%c1) threads(128) {
+    %s = tile.alloc_shared : memref<128xf32, #tile.shared>
+    %tid = gpu.thread_id x upper_bound 128
+    %low = arith.cmpi ult, %tid, %c64 : index
+    scf.if %low {
+      %x = memref.load %out[%tid] : memref<128xf32>
+      memref.store %x, %s[%tid] : memref<128xf32, #tile.shared>
+      tile.serial %i = %c0 to %n step %c1 {
+        tile.named_barrier 1, 64
+        %next = arith.addi %tid, %c1 : index
+        %y = memref.load %s[%next] : memref<128xf32, #tile.shared>
+        tile.named_barrier 1, 64
+        memref.store %y, %s[%tid] : memref<128xf32, #tile.shared>
+      }
+      tile.warp_barrier
+      %z = memref.load %s[%tid] : memref<128xf32, #tile.shared>
+      memref.store %z, %out[%tid] : memref<128xf32>
+    }
+  }
+  return
+}

@@ -225,3 +225,25 @@ func.func @through_local(%a: memref<64xi32>) attributes {tile.arg_names = ["A"]}
   }
   return
 }
+
+// -----
+
+// A warp barrier does not order threads of different warps: thread t and
+// thread t + 32 write the same element on either side of it.
+func.func @across_warps(%a: memref<64xi32>) attributes {tile.arg_names = ["A"]} {
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %c64 = arith.constant 64 : index
+  %v = arith.constant 7 : i32
+  tile.kernel blocks(%bx) in (%c1) threads(64) {
+    %t = gpu.thread_id x upper_bound 64
+    %shifted = arith.addi %t, %c32 : index
+    %other = arith.remui %shifted, %c64 : index
+    // expected-error@+1 {{this write to 'A' races with the one at line 246: thread 0 here and thread 32 there, of block bx = 0, both write element [0]}}
+    memref.store %v, %a[%t] : memref<64xi32>
+    tile.warp_barrier
+    // expected-note@+1 {{the other write}}
+    memref.store %v, %a[%other] : memref<64xi32>
+  }
+  return
+}

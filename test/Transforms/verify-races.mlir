@@ -335,3 +335,30 @@ func.func @while_wraps(%a: memref<128xf32>, %n: memref<1xi32>) attributes {tile.
   }
   return
 }
+
+// -----
+
+// A warp barrier orders the threads of one warp: thread t writes S[t],
+// then the element its mirror in the warp wrote, which only threads of its
+// own warp write. Every pair is asked about twice, threads of one warp past
+// the barrier and threads of two without it.
+func.func @warp_mirror(%s: memref<64xf32>) attributes {tile.arg_names = ["S"]} {
+  %c1 = arith.constant 1 : index
+  %c31 = arith.constant 31 : index
+  %c32 = arith.constant 32 : index
+  %x = arith.constant 1.0 : f32
+  // expected-remark@+1 {{races of this kernel's 2 writes: 2 proved free, 0 not proved}}
+  tile.kernel blocks(%bx) in (%c1) threads(64) {
+    %t = gpu.thread_id x upper_bound 64
+    %lane = arith.remui %t, %c32 : index
+    %base = arith.subi %t, %lane : index
+    %last = arith.addi %base, %c31 : index
+    %mirror = arith.subi %last, %lane : index
+    // expected-remark@+1 {{this write to 'S' is proved free of races}}
+    memref.store %x, %s[%t] : memref<64xf32>
+    tile.warp_barrier
+    // expected-remark@+1 {{this write to 'S' is proved free of races}}
+    memref.store %x, %s[%mirror] : memref<64xf32>
+  }
+  return
+}

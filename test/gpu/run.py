@@ -368,6 +368,14 @@ def configs():
         out.append((f"hadamard_{m}x{n}_t{t}{'_tvm' if tvm else ''}", threads,
                     {"M": m, "N": n, "threads": t, "tvm_spelling": tvm},
                     "HADAMARD", {"M": m, "N": n}, ["--kernel", "hadamard"]))
+    # A named barrier among the first R threads and warp barriers among
+    # the others, which run at the same time; rows shorter and longer
+    # than the block.
+    for m, n, r, t in [(7, 1000, 128, 256), (3, 100, 64, 128)]:
+        out.append((f"partial_barriers_{m}x{n}_r{r}_t{t}", threads,
+                    {"M": m, "N": n, "R": r, "threads": t},
+                    "PARTIAL_BARRIERS", {"M": m, "N": n, "RADIX": r, "BLOCK_THREADS": t},
+                    ["--kernel", "partial_barriers"]))
     # Fragments whose uses need different layouts, converted through
     # shared memory, over shapes that cut the tiles.
     layouts = kernel("layouts")

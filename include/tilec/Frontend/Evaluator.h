@@ -49,6 +49,9 @@ struct ImportOptions {
   bool fnuzFloat8 = false;
   /// The threads of a warp on the target (T.get_lane_idx, the shuffles).
   int64_t warpSize = 32;
+  /// Whether every target has barriers among part of a block and among
+  /// the threads of a warp (T.sync_threads(id, count), T.sync_warp).
+  bool partialBarriers = true;
   /// Folders `import` searches after the importing file's own (-I).
   std::vector<std::string> importPaths;
   /// Where to list the files `import` read besides the main one, for

@@ -221,6 +221,29 @@ struct FenceAsyncSharedLowering : OpRewritePattern<FenceAsyncSharedOp> {
   }
 };
 
+struct NamedBarrierLowering : OpRewritePattern<NamedBarrierOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(NamedBarrierOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    rewriter.replaceOpWithNewOp<NVVM::BarrierOp>(
+        op, TypeRange{}, i32Constant(rewriter, loc, op.getId()),
+        i32Constant(rewriter, loc, op.getCount()), NVVM::BarrierReductionAttr(),
+        Value());
+    return success();
+  }
+};
+
+struct WarpBarrierLowering : OpRewritePattern<WarpBarrierOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(WarpBarrierOp op,
+                                PatternRewriter &rewriter) const override {
+    Value allLanes = i32Constant(rewriter, op.getLoc(), -1);
+    rewriter.replaceOpWithNewOp<NVVM::SyncWarpOp>(op, allLanes);
+    return success();
+  }
+};
+
 struct ConvertTileToNVVMPass
     : public tilec::impl::ConvertTileToNVVMBase<ConvertTileToNVVMPass> {
   void runOnOperation() override {
@@ -229,14 +252,15 @@ struct ConvertTileToNVVMPass
     target.addIllegalOp<AsyncCopyOp, TmaLoadOp, TmaStoreOp, MBarrierInitOp,
                         MBarrierArriveOp, MBarrierWaitOp, AsyncCommitGroupOp,
                         AsyncWaitGroupOp, BulkCommitGroupOp, BulkWaitGroupOp,
-                        FenceAsyncSharedOp>();
+                        FenceAsyncSharedOp, NamedBarrierOp, WarpBarrierOp>();
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     RewritePatternSet patterns(context);
     patterns.add<AsyncCopyLowering, TmaLoadLowering, TmaStoreLowering,
                  MBarrierInitLowering, MBarrierArriveLowering,
                  MBarrierWaitLowering, AsyncCommitGroupLowering,
                  AsyncWaitGroupLowering, BulkCommitGroupLowering,
-                 BulkWaitGroupLowering, FenceAsyncSharedLowering>(context);
+                 BulkWaitGroupLowering, FenceAsyncSharedLowering,
+                 NamedBarrierLowering, WarpBarrierLowering>(context);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       signalPassFailure();

@@ -1129,3 +1129,36 @@ func.func @bulk_copy_outside(%map: !llvm.ptr, %tile: !llvm.ptr<3>, %x: i32) {
   tile.tma_store %map[%x], %tile : !llvm.ptr, !llvm.ptr<3>
   return
 }
+
+// -----
+
+func.func @named_barrier_too_many() {
+  %c1 = arith.constant 1 : index
+  tile.kernel blocks(%bx) in (%c1) threads(128) {
+    // expected-error@+1 {{'tile.named_barrier' op waits for 256 threads, more than the block's 128}}
+    tile.named_barrier 1, 256
+  }
+  return
+}
+
+// -----
+
+func.func @named_barrier_part_of_a_warp() {
+  %c1 = arith.constant 1 : index
+  tile.kernel blocks(%bx) in (%c1) threads(128) {
+    // expected-error@+1 {{'tile.named_barrier' op waits for 48 threads, which is not a multiple of 32 (whole warps arrive)}}
+    tile.named_barrier 1, 48
+  }
+  return
+}
+
+// -----
+
+func.func @named_barrier_id() {
+  %c1 = arith.constant 1 : index
+  tile.kernel blocks(%bx) in (%c1) threads(128) {
+    // expected-error@+1 {{attribute 'id' failed to satisfy constraint}}
+    tile.named_barrier 16, 32
+  }
+  return
+}

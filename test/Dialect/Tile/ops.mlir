@@ -201,6 +201,10 @@ func.func @synchronization(%round: index) {
     tile.mbarrier_arrive %bars[%c1] : memref<2xi64, #tile.shared>
     // CHECK: tile.mbarrier_wait %{{.*}}[%{{.*}}] phase %{{.*}} : memref<2xi64, #tile.shared>
     tile.mbarrier_wait %bars[%c0] phase %round : memref<2xi64, #tile.shared>
+    // CHECK: tile.named_barrier 3, 64
+    tile.named_barrier 3, 64
+    // CHECK: tile.warp_barrier
+    tile.warp_barrier
     // CHECK: tile.async_commit_group
     tile.async_commit_group
     // CHECK: tile.async_wait_group 1

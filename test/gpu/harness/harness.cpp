@@ -1202,6 +1202,47 @@ static bool run(Context &ctx) {
   return compare(TEST_NAME, got, want, 0, 0, ctx.seed);
 }
 
+#elif defined(TEST_PARTIAL_BARRIERS)
+// Counts[r, t]: the values of row r whose residue modulo R is at most
+// R - 1 - t, summed among the first R threads on a named barrier;
+// Pairs[r, t] = v(R + t ^ 1) + 2 v(R + t) with v(u) = 3 X[r, u % N] + u,
+// exchanged within warps past a warp barrier.
+static bool run(Context &ctx) {
+  const int m = TEST_M, n = TEST_N, r = RADIX, threads = BLOCK_THREADS;
+  std::vector<int32_t> x(size_t(m) * n);
+  std::uniform_int_distribution<int32_t> value(0, 100000);
+  for (int32_t &v : x)
+    v = value(ctx.rng);
+  Buffer X(x.size(), 4), Counts(size_t(m) * r, 4),
+      Pairs(size_t(m) * (threads - r), 4);
+  X.upload(x.data());
+  Counts.poison();
+  Pairs.poison();
+  CHECK(LAUNCH(partial_barriers, X.ptr, Counts.ptr, Pairs.ptr));
+  SYNC();
+  std::vector<int32_t> counts(size_t(m) * r), pairs(size_t(m) * (threads - r));
+  Counts.download(counts.data());
+  Pairs.download(pairs.data());
+  std::vector<double> got, want;
+  for (int row = 0; row < m; ++row) {
+    std::vector<int64_t> prefix(r, 0);
+    for (int i = 0; i < n; ++i)
+      ++prefix[x[size_t(row) * n + i] % r];
+    for (int b = 1; b < r; ++b)
+      prefix[b] += prefix[b - 1];
+    for (int t = 0; t < r; ++t) {
+      got.push_back(counts[size_t(row) * r + t]);
+      want.push_back(double(prefix[r - 1 - t]));
+    }
+    auto v = [&](int u) { return 3.0 * x[size_t(row) * n + u % n] + u; };
+    for (int t = 0; t < threads - r; ++t) {
+      got.push_back(pairs[size_t(row) * (threads - r) + t]);
+      want.push_back(v((r + t) ^ 1) + 2 * v(r + t));
+    }
+  }
+  return compare(TEST_NAME, got, want, 0, 0, ctx.seed);
+}
+
 #elif defined(TEST_HADAMARD)
 // The Walsh-Hadamard transform of each row, scaled by 1/sqrt(N), against
 // the butterflies in float64.

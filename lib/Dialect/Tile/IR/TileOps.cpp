@@ -514,6 +514,20 @@ LogicalResult MBarrierWaitOp::verify() {
   return verifyBarriers(*this, getBarriersType());
 }
 
+LogicalResult NamedBarrierOp::verify() {
+  // The threads arrive a warp at a time, and at most the block's do.
+  auto kernel = (*this)->getParentOfType<KernelOp>();
+  if (kernel && getCount() > kernel.getNumThreads())
+    return emitOpError() << "waits for " << getCount()
+                         << " threads, more than the block's "
+                         << kernel.getNumThreads();
+  if (getCount() % 32 != 0)
+    return emitOpError() << "waits for " << getCount()
+                         << " threads, which is not a multiple of 32 (whole "
+                            "warps arrive)";
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // AsyncCopyOp
 //===----------------------------------------------------------------------===//

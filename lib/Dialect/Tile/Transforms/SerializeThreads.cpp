@@ -38,16 +38,202 @@ bool isBlockWide(Operation *op) {
              AnnotateLayoutOp, WarpSpecializeOp>(op);
 }
 
+/// A barrier among part of the block (named) or of a warp. On one thread,
+/// where the threads that meet it run one after another, it is a barrier
+/// of the whole block.
+bool isPartialBarrier(Operation *op) {
+  return isa<NamedBarrierOp, WarpBarrierOp>(op);
+}
+
+bool isBarrier(Operation *op) {
+  return isa<gpu::BarrierOp>(op) || isPartialBarrier(op);
+}
+
+/// Whether `op` is or holds an op that `matches`.
+bool holds(Operation *op, function_ref<bool(Operation *)> matches) {
+  return op
+      ->walk([&](Operation *inner) {
+        return matches(inner) ? WalkResult::interrupt() : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
 /// Whether `op` is or holds what ends a stretch of thread-level code: a
 /// barrier or a block-wide statement.
 bool endsStretch(Operation *op) {
-  return op
-      ->walk([](Operation *inner) {
-        return isa<gpu::BarrierOp>(inner) || isBlockWide(inner)
-                   ? WalkResult::interrupt()
-                   : WalkResult::advance();
-      })
-      .wasInterrupted();
+  return holds(op, [](Operation *inner) {
+    return isBarrier(inner) || isBlockWide(inner);
+  });
+}
+
+/// Moves `ops` (consecutive, in order) into an `scf.if` on `condition`
+/// before `before`, which yields the values they compute that other ops
+/// use (a zero where the condition is false, which those uses, guarded by
+/// the same condition, never see). Side-effect-free ops on values from
+/// outside stay unguarded.
+LogicalResult guard(ArrayRef<Operation *> ops, Value condition,
+                    Operation *before) {
+  OpBuilder b(before);
+  SmallVector<Operation *> guarded;
+  llvm::SmallPtrSet<Operation *, 8> moved(ops.begin(), ops.end());
+  for (Operation *op : ops) {
+    bool fromOutside = llvm::all_of(op->getOperands(), [&](Value operand) {
+      Operation *def = operand.getDefiningOp();
+      return !def || !moved.contains(def) ||
+             def->getBlock() == before->getBlock();
+    });
+    if (op->getNumRegions() == 0 && isMemoryEffectFree(op) && fromOutside) {
+      op->moveBefore(before);
+      continue;
+    }
+    guarded.push_back(op);
+  }
+  if (guarded.empty())
+    return success();
+  llvm::SmallPtrSet<Operation *, 8> inside(guarded.begin(), guarded.end());
+  auto isInside = [&](Operation *user) {
+    for (Operation *op = user; op; op = op->getParentOp())
+      if (inside.contains(op))
+        return true;
+    return false;
+  };
+  SmallVector<Value> escaping;
+  for (Operation *op : guarded)
+    for (Value result : op->getResults())
+      if (llvm::any_of(result.getUsers(),
+                       [&](Operation *user) { return !isInside(user); }))
+        escaping.push_back(result);
+  Location loc = guarded.front()->getLoc();
+  SmallVector<Type> types;
+  for (Value value : escaping) {
+    if (!isa<IntegerType, IndexType, FloatType>(value.getType()))
+      return guarded.front()->emitError()
+             << "on a target that runs a block on one thread, a barrier "
+                "under a condition that differs between threads cannot "
+                "follow a value of type "
+             << value.getType() << " computed under it";
+    types.push_back(value.getType());
+  }
+  auto ifOp = scf::IfOp::create(b, loc, types, condition,
+                                /*withElseRegion=*/!types.empty());
+  // Without results, the if comes with its terminator.
+  if (types.empty())
+    for (Operation *op : guarded)
+      op->moveBefore(ifOp.thenBlock()->getTerminator());
+  // Uses outside take the if's results (before its yield uses the values).
+  for (auto [value, result] : llvm::zip(escaping, ifOp.getResults()))
+    value.replaceUsesWithIf(
+        result, [&](OpOperand &use) { return !isInside(use.getOwner()); });
+  if (!types.empty()) {
+    for (Operation *op : guarded)
+      op->moveBefore(ifOp.thenBlock(), ifOp.thenBlock()->end());
+    OpBuilder thenBuilder = OpBuilder::atBlockEnd(ifOp.thenBlock());
+    scf::YieldOp::create(thenBuilder, loc, escaping);
+    OpBuilder elseBuilder = OpBuilder::atBlockEnd(ifOp.elseBlock());
+    SmallVector<Value> zeros;
+    for (Type type : types)
+      zeros.push_back(arith::ConstantOp::create(
+          elseBuilder, loc, cast<TypedAttr>(elseBuilder.getZeroAttr(type))));
+    scf::YieldOp::create(elseBuilder, loc, zeros);
+  }
+  return success();
+}
+
+/// Moves the statements of `body` into an `if` on `condition` there.
+scf::IfOp wrapBody(Block &body, Value condition, Location loc) {
+  SmallVector<Operation *> statements;
+  for (Operation &inner : body.without_terminator())
+    statements.push_back(&inner);
+  OpBuilder b(body.getTerminator());
+  auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, condition,
+                                /*withElseRegion=*/false);
+  for (Operation *statement : statements)
+    statement->moveBefore(ifOp.thenBlock()->getTerminator());
+  return ifOp;
+}
+
+/// `if c { S1 ... Sn }`, where c differs between threads and the S hold
+/// barriers among the threads that take the branch, becomes statements
+/// that every thread runs: each barrier alone, each loop around barriers
+/// with its body under `if c`, and the statements between under `if c`.
+/// The barriers end up where serialize() meets them.
+LogicalResult distribute(scf::IfOp ifOp) {
+  if (ifOp.getNumResults() != 0)
+    return ifOp.emitError()
+           << "on a target that runs a block on one thread, a branch that "
+              "holds a barrier cannot yield values";
+  bool elseHolds = false;
+  ifOp.getElseRegion().walk(
+      [&](Operation *op) { elseHolds |= isPartialBarrier(op); });
+  if (elseHolds)
+    return ifOp.emitError()
+           << "on a target that runs a block on one thread, barriers in "
+              "the else branch of a condition that differs between threads "
+              "are not supported";
+  Value condition = ifOp.getCondition();
+  SmallVector<Operation *> run;
+  auto flush = [&]() {
+    LogicalResult result = guard(run, condition, ifOp);
+    run.clear();
+    return result;
+  };
+  for (Operation &op :
+       llvm::make_early_inc_range(ifOp.thenBlock()->without_terminator())) {
+    if (!holds(&op, isPartialBarrier)) {
+      run.push_back(&op);
+      continue;
+    }
+    if (failed(flush()))
+      return failure();
+    op.moveBefore(ifOp);
+    if (isPartialBarrier(&op))
+      continue;
+    if (auto nested = dyn_cast<scf::IfOp>(&op)) {
+      // Its branches run where both conditions hold: `if c and d`, whose
+      // else is guarded by c. The next round distributes it.
+      OpBuilder b(nested);
+      nested.getConditionMutable().assign(arith::AndIOp::create(
+          b, nested.getLoc(), condition, nested.getCondition()));
+      if (!nested.getElseRegion().empty() &&
+          !nested.elseBlock()->without_terminator().empty())
+        wrapBody(*nested.elseBlock(), condition, ifOp.getLoc());
+      continue;
+    }
+    if (!isa<SerialOp, UnrollOp, scf::ForOp>(op) || op.getNumResults() != 0)
+      return op.emitError()
+             << "on a target that runs a block on one thread, a barrier "
+                "under a condition that differs between threads must be "
+                "in the branch itself, in loops or in ifs there";
+    if (failed(distribute(
+            wrapBody(op.getRegion(0).front(), condition, ifOp.getLoc()))))
+      return failure();
+  }
+  if (failed(flush()))
+    return failure();
+  if (ifOp.getElseRegion().empty())
+    ifOp.erase();
+  return success();
+}
+
+/// Distributes every `if` on a condition that differs between threads
+/// around barriers among part of the block.
+LogicalResult distributeDivergentBranches(KernelOp kernel) {
+  SmallVector<scf::IfOp> branches;
+  kernel.walk<WalkOrder::PreOrder>([&](scf::IfOp ifOp) {
+    if (variesAcrossThreads(ifOp.getCondition()) &&
+        holds(ifOp, isPartialBarrier)) {
+      branches.push_back(ifOp);
+      return WalkResult::skip();
+    }
+    return WalkResult::advance();
+  });
+  for (scf::IfOp ifOp : branches)
+    if (failed(distribute(ifOp)))
+      return failure();
+  // Branches inside those are outermost now, if any hold barriers still.
+  if (!branches.empty())
+    return distributeDivergentBranches(kernel);
+  return success();
 }
 
 class KernelSerializer {
@@ -230,7 +416,7 @@ LogicalResult KernelSerializer::serialize(Block &block) {
     }
     wrap(stretch, block, op.getIterator());
     stretch.clear();
-    if (isa<gpu::BarrierOp>(op)) {
+    if (isBarrier(&op)) {
       op.erase();
       continue;
     }
@@ -444,7 +630,8 @@ LogicalResult KernelSerializer::run() {
   kernel.walk([&](gpu::ShuffleOp shuffle) { shuffles.push_back(shuffle); });
   for (gpu::ShuffleOp shuffle : shuffles)
     exchange(shuffle);
-  if (failed(serialize(kernel.getBody().front())))
+  if (failed(distributeDivergentBranches(kernel)) ||
+      failed(serialize(kernel.getBody().front())))
     return failure();
   if (failed(connectLoops()))
     return failure();

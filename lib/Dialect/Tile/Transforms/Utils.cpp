@@ -439,7 +439,8 @@ Value tilec::tile::Reduction::combine(OpBuilder &b, Location loc, Value lhs,
 }
 
 bool tilec::tile::isThreadLevelOp(Operation *op) {
-  return isa<gpu::ThreadIdOp, gpu::LaneIdOp, gpu::ShuffleOp>(op);
+  return isa<gpu::ThreadIdOp, gpu::LaneIdOp, gpu::ShuffleOp, NamedBarrierOp,
+             WarpBarrierOp>(op);
 }
 
 bool tilec::tile::variesAcrossThreads(Value value) {
@@ -468,6 +469,12 @@ bool tilec::tile::variesAcrossThreads(Value value) {
     if (isThreadLevelOp(def))
       return true;
     visit(def->getOperands());
+    // What an if or loop yields.
+    for (Region &region : def->getRegions())
+      for (Block &block : region)
+        if (!block.empty() &&
+            block.back().hasTrait<mlir::OpTrait::IsTerminator>())
+          visit(block.back().getOperands());
     // A thread's own variable varies with what was stored into it, and
     // with whether the store ran.
     auto load = dyn_cast<memref::LoadOp>(def);

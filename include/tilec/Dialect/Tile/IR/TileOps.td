@@ -708,6 +708,41 @@ def Tile_MBarrierWaitOp
   let extraClassDeclaration = commonExtraClassDeclaration;
 }
 
+def Tile_NamedBarrierOp
+    : Tile_Op<"named_barrier", [Tile_InKernel, Tile_Synchronizes]> {
+  let summary = "A barrier among part of a block's threads";
+  let description = [{
+    Waits until `count` threads of the block, whole warps, have reached a
+    `tile.named_barrier` with this `id`, and orders their memory accesses
+    as a block barrier does. Threads that take a branch together (`if tx <
+    256:`) synchronize among themselves with it; the others go on. Barrier
+    0 is the one block barriers use.
+
+    ```mlir
+    tile.named_barrier 3, 256
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I64Attr, [IntMinValue<0>, IntMaxValue<15>]>:$id,
+                   ConfinedAttr<I64Attr, [IntPositive]>:$count);
+  let assemblyFormat = "$id `,` $count attr-dict";
+  let hasVerifier = 1;
+}
+
+def Tile_WarpBarrierOp : Tile_Op<"warp_barrier", [Tile_InKernel]> {
+  let summary = "A barrier among the threads of one warp";
+  let description = [{
+    Waits until every thread of the running thread's warp has reached a
+    `tile.warp_barrier`, and orders their memory accesses: a thread reads
+    what the others of its warp wrote before it. Threads of other warps are
+    not waited for, so the race verifier still compares their accesses.
+
+    ```mlir
+    tile.warp_barrier
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
 def Tile_AsyncCommitGroupOp
     : Tile_Op<"async_commit_group", [Tile_InKernel]> {
   let summary = "Closes the running thread's group of asynchronous copies";

@@ -41,8 +41,8 @@ struct Reduction {
                       mlir::Value lhs, mlir::Value rhs) const;
 };
 
-/// Whether `op` gives each thread of a block its own value: the thread or
-/// lane index, or a warp shuffle.
+/// Whether `op` gives each thread of a block its own value (the thread or
+/// lane index, a warp shuffle) or synchronizes part of the block.
 bool isThreadLevelOp(mlir::Operation *op);
 
 /// Whether `value` may differ between the threads of a block: it derives
