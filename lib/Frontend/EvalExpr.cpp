@@ -886,7 +886,7 @@ Ref Evaluator::callFunction(
   ++callDepth;
   std::swap(scope, callScope);
   // A function's body is no loop's: break stops at its boundary.
-  std::vector<bool> callerLoops;
+  std::vector<LoopContext> callerLoops;
   std::swap(callerLoops, enclosingLoops);
   returnValue = none();
   Flow flow = execBlock(function.def->body);

@@ -12,6 +12,8 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/SaveAndRestore.h"
 
@@ -24,13 +26,110 @@ using llvm::StringRef;
 //===----------------------------------------------------------------------===//
 
 Evaluator::Flow Evaluator::execBlock(const Block &block) {
-  for (const StmtPtr &stmt : block) {
+  // The statements after one that may break or continue the kernel's
+  // innermost loop run under an if on its skip flag.
+  mlir::OpBuilder::InsertionGuard guard(builder);
+  size_t depth = enclosingLoops.size();
+  bool inKernelLoop = depth != 0 && !enclosingLoops.back().compileTime;
+  for (auto [i, stmt] : llvm::enumerate(block)) {
     if (source.tooManyErrors())
       return Flow::Normal;
+    unsigned exits = inKernelLoop ? enclosingLoops[depth - 1].exits : 0;
     if (Flow flow = execStmt(*stmt); flow != Flow::Normal)
       return flow;
+    if (!inKernelLoop || enclosingLoops[depth - 1].exits == exits ||
+        i + 1 == block.size())
+      continue;
+    mlir::Location loc = getLoc(block[i + 1]->getLoc());
+    mlir::Value skip = mlir::memref::LoadOp::create(
+        builder, loc, enclosingLoops[depth - 1].skip);
+    mlir::Value goOn = mlir::arith::XOrIOp::create(
+        builder, loc, skip,
+        mlir::arith::ConstantIntOp::create(builder, loc, 1, 1));
+    mlir::scf::IfOp ifOp =
+        emitter.emitIf(goOn, /*withElse=*/false, block[i + 1]->getLoc());
+    builder.setInsertionPointToStart(&ifOp.getThenRegion().front());
   }
   return Flow::Normal;
+}
+
+void Evaluator::emitLoopExit(bool isBreak, SMLoc loc) {
+  LoopContext &loop = enclosingLoops.back();
+  StringRef what = isBreak ? "break" : "continue";
+  if (loop.loop->getParentOfType<tile::ParallelOp>()) {
+    error(loc, "'" + what +
+                   "' in a loop inside T.Parallel is not supported: each "
+                   "element would leave its loop on its own; guard the "
+                   "rest of the body with if");
+    return;
+  }
+  if (llvm::isa<tile::ParallelOp, tile::PipelinedOp>(loop.loop)) {
+    error(loc, "'" + what + "' in a " +
+                   (llvm::isa<tile::ParallelOp>(loop.loop) ? "T.Parallel"
+                                                           : "T.Pipelined") +
+                   " loop is not supported: its iterations run side by "
+                   "side; guard the rest of the body with if");
+    return;
+  }
+  mlir::Location at = getLoc(loc);
+  auto flag = [&](bool value) {
+    return mlir::arith::ConstantIntOp::create(builder, at, value, 1);
+  };
+  auto makeFlag = [&]() {
+    mlir::OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPoint(loop.loop);
+    return emitter.emitAllocVar(builder.getI1Type(), flag(false), loc);
+  };
+  if (!loop.skip)
+    loop.skip = makeFlag();
+  if (isBreak && !loop.left)
+    loop.left = makeFlag();
+  if (!loop.skip || (isBreak && !loop.left))
+    return;
+  mlir::memref::StoreOp::create(builder, at, flag(true), loop.skip);
+  if (isBreak)
+    mlir::memref::StoreOp::create(builder, at, flag(true), loop.left);
+  ++loop.exits;
+}
+
+void Evaluator::finishLoopExits(const LoopContext &loop) {
+  if (!loop.skip)
+    return;
+  mlir::Location at = loop.loop->getLoc();
+  mlir::OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToStart(loop.body);
+  mlir::Value skip =
+      loop.left
+          ? mlir::memref::LoadOp::create(builder, at, loop.left).getResult()
+          : mlir::arith::ConstantIntOp::create(builder, at, 0, 1).getResult();
+  mlir::memref::StoreOp::create(builder, at, skip, loop.skip);
+  if (!loop.left)
+    return;
+  auto whileOp = llvm::dyn_cast<mlir::scf::WhileOp>(loop.loop);
+  if (!whileOp) {
+    // The iterations after a break run nothing: the rest of the body goes
+    // under an if on the flag.
+    llvm::SmallVector<mlir::Operation *> rest;
+    for (mlir::Operation &op :
+         llvm::make_range(builder.getInsertionPoint(),
+                          loop.body->without_terminator().end()))
+      rest.push_back(&op);
+    mlir::Value stay = mlir::arith::XOrIOp::create(
+        builder, at, skip,
+        mlir::arith::ConstantIntOp::create(builder, at, 1, 1));
+    auto ifOp = mlir::scf::IfOp::create(builder, at, mlir::TypeRange{}, stay,
+                                        /*withElseRegion=*/false);
+    for (mlir::Operation *op : rest)
+      op->moveBefore(ifOp.thenBlock()->getTerminator());
+    return;
+  }
+  mlir::scf::ConditionOp condition = whileOp.getConditionOp();
+  builder.setInsertionPoint(condition);
+  mlir::Value left = mlir::memref::LoadOp::create(builder, at, loop.left);
+  mlir::Value stay = mlir::arith::XOrIOp::create(
+      builder, at, left, mlir::arith::ConstantIntOp::create(builder, at, 1, 1));
+  condition.getConditionMutable().assign(
+      mlir::arith::AndIOp::create(builder, at, condition.getCondition(), stay));
 }
 
 Evaluator::Flow Evaluator::execStmt(const Stmt &stmt) {
@@ -97,11 +196,8 @@ Evaluator::Flow Evaluator::execStmt(const Stmt &stmt) {
       error(stmt.getLoc(), "'" + what + "' outside a loop");
       return Flow::Normal;
     }
-    if (!enclosingLoops.back()) {
-      error(stmt.getLoc(), "'" + what +
-                               "' in a run-time loop is not supported in "
-                               ".tile; give the loop the trip count it "
-                               "needs or guard the body with if");
+    if (!enclosingLoops.back().compileTime) {
+      emitLoopExit(isBreak, stmt.getLoc());
       return Flow::Normal;
     }
     return isBreak ? Flow::Break : Flow::Continue;
@@ -347,7 +443,7 @@ Evaluator::Flow Evaluator::execFor(const ForStmt &stmt) {
 
 Evaluator::Flow Evaluator::execCompileTimeLoop(const ForStmt &stmt,
                                                std::vector<Ref> items) {
-  enclosingLoops.push_back(true);
+  enclosingLoops.emplace_back();
   Flow result = Flow::Normal;
   for (const Ref &item : items) {
     if (++compileTimeSteps > kMaxCompileTimeSteps) {
@@ -399,8 +495,9 @@ bool Evaluator::emitRuntimeWhile(const WhileStmt &stmt) {
   mlir::Value condition = materializeCondition(cond, stmt.cond->getLoc());
   mlir::scf::ConditionOp::create(builder, loc, condition, mlir::ValueRange{});
   builder.setInsertionPointToStart(after);
-  enclosingLoops.push_back(false);
+  enclosingLoops.push_back({/*compileTime=*/false, whileOp, after});
   Flow flow = execRegion(stmt.body);
+  finishLoopExits(enclosingLoops.back());
   enclosingLoops.pop_back();
   mlir::scf::YieldOp::create(builder, loc);
   if (flow == Flow::Return)
@@ -413,7 +510,7 @@ Evaluator::Flow Evaluator::execWhile(const WhileStmt &stmt) {
   // the kernel's.
   if (inKernel() && emitRuntimeWhile(stmt))
     return Flow::Normal;
-  enclosingLoops.push_back(true);
+  enclosingLoops.emplace_back();
   Flow result = Flow::Normal;
   while (!source.tooManyErrors()) {
     if (++compileTimeSteps > kMaxCompileTimeSteps) {
@@ -564,7 +661,12 @@ Evaluator::Flow Evaluator::execRuntimeLoop(const ForStmt &stmt,
 
   mlir::OpBuilder::InsertionGuard guard(builder);
   builder.setInsertionPointToStart(body);
-  enclosingLoops.push_back(false);
+  // A persistent loop's body is under the if of its tiles in the grid.
+  mlir::Operation *loopOp = body->getParentOp();
+  if (iter.loopKind == IterableObject::LoopKind::Persistent)
+    loopOp = loopOp->getParentOp();
+  enclosingLoops.push_back(
+      {/*compileTime=*/false, loopOp, &loopOp->getRegion(0).front()});
   if (bound.empty())
     bound.assign(body->args_begin(), body->args_end());
   Flow flow = execRegion(stmt.body, [&] {
@@ -576,6 +678,7 @@ Evaluator::Flow Evaluator::execRuntimeLoop(const ForStmt &stmt,
                  regionDepth, name->getLoc());
     }
   });
+  finishLoopExits(enclosingLoops.back());
   enclosingLoops.pop_back();
   if (flow == Flow::Return)
     error(stmt.getLoc(), "'return' inside a kernel loop is not supported");
@@ -663,7 +766,7 @@ Evaluator::Flow Evaluator::execWith(const WithStmt &stmt) {
     return this->blockIndex(i, item.context->getLoc());
   };
   // The kernel's body is no loop's.
-  std::vector<bool> outerLoops;
+  std::vector<LoopContext> outerLoops;
   std::swap(outerLoops, enclosingLoops);
   Flow flow = execRegion(stmt.body, [&] {
     if (names.size() == 1 && launch->grid.size() > 1 &&

@@ -376,6 +376,11 @@ def configs():
                     {"M": m, "N": n, "R": r, "threads": t},
                     "PARTIAL_BARRIERS", {"M": m, "N": n, "RADIX": r, "BLOCK_THREADS": t},
                     ["--kernel", "partial_barriers"]))
+    # break and continue under run-time conditions, in a T.serial loop and
+    # a while loop, one thread per row over rows that cut the block.
+    out.append(("loop_exits_1000x300", threads, {"M": 1000, "N": 300},
+                "LOOP_EXITS", {"M": 1000, "N": 300},
+                ["--kernel", "loop_exits"]))
     # Fragments whose uses need different layouts, converted through
     # shared memory, over shapes that cut the tiles.
     layouts = kernel("layouts")

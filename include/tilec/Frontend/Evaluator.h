@@ -285,9 +285,28 @@ private:
   // Statements (EvalStmt.cpp).
   Flow execBlock(const Block &block);
   Flow execWhile(const WhileStmt &stmt);
-  /// The loop statement `break` and `continue` act on: a compile-time loop
-  /// (true) or a run-time one; empty outside loops.
-  std::vector<bool> enclosingLoops;
+  /// A loop that `break` and `continue` act on: one the interpreter runs
+  /// at compile time, or one of the kernel's. In a kernel's loop they set
+  /// flags, made at the first of them, that skip the rest of the iteration
+  /// and, for break, the iterations after it.
+  struct LoopContext {
+    bool compileTime = true;
+    /// The kernel's loop, and the block each iteration runs.
+    mlir::Operation *loop = nullptr;
+    mlir::Block *body = nullptr;
+    /// Thread-local flags: skip the rest of this iteration; the loop was
+    /// left.
+    mlir::Value skip, left;
+    /// The break and continue statements emitted in the loop so far.
+    unsigned exits = 0;
+  };
+  /// The loops around the statement being run, innermost last.
+  std::vector<LoopContext> enclosingLoops;
+  /// Emits a break or continue of the kernel's innermost loop.
+  void emitLoopExit(bool isBreak, llvm::SMLoc loc);
+  /// Makes each iteration of `loop` start with its skip flag cleared (set
+  /// once the loop was left) and a while loop stop once it was left.
+  void finishLoopExits(const LoopContext &loop);
   Flow execStmt(const Stmt &stmt);
   void execAssign(const AssignStmt &stmt);
   void execAugAssign(const AugAssignStmt &stmt);

@@ -1243,6 +1243,48 @@ static bool run(Context &ctx) {
   return compare(TEST_NAME, got, want, 0, 0, ctx.seed);
 }
 
+#elif defined(TEST_LOOP_EXITS)
+// Per row: the first column above 0.9 (N if none), the sum of the
+// non-negative values before it, and the halvings that take
+// int(1000 X[r, 0]) to 1 or below.
+static bool run(Context &ctx) {
+  const int m = TEST_M, n = TEST_N;
+  std::vector<float> x = ctx.uniform(size_t(m) * n);
+  Buffer X(x.size(), 4), First(m, 4), Sum(m, 4), Steps(m, 4);
+  X.upload(x.data());
+  for (Buffer *out : {&First, &Sum, &Steps})
+    out->poison();
+  CHECK(LAUNCH(loop_exits, X.ptr, First.ptr, Sum.ptr, Steps.ptr));
+  SYNC();
+  std::vector<int32_t> first(m), steps(m);
+  std::vector<float> sum(m);
+  First.download(first.data());
+  Sum.download(sum.data());
+  Steps.download(steps.data());
+  std::vector<double> got, want;
+  for (int r = 0; r < m; ++r) {
+    const float *row = &x[size_t(r) * n];
+    int at = n;
+    double acc = 0;
+    for (int j = 0; j < n; ++j) {
+      if (row[j] > 0.9f) {
+        at = j;
+        break;
+      }
+      if (row[j] >= 0)
+        acc += row[j];
+    }
+    int v = int(row[0] * 1000), halvings = 0;
+    while (halvings < 64 && v > 1) {
+      v /= 2;
+      ++halvings;
+    }
+    got.insert(got.end(), {double(first[r]), double(sum[r]), double(steps[r])});
+    want.insert(want.end(), {double(at), acc, double(halvings)});
+  }
+  return compare(TEST_NAME, got, want, 1e-4, 1e-4, ctx.seed);
+}
+
 #elif defined(TEST_HADAMARD)
 // The Walsh-Hadamard transform of each row, scaled by 1/sqrt(N), against
 // the butterflies in float64.
