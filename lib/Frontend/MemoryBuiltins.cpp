@@ -8,6 +8,8 @@
 
 #include "BuiltinsInternal.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
@@ -354,6 +356,26 @@ static void assignVariable(Evaluator &eval,
   eval.store(*access, value, loc);
 }
 
+/// Fills a part of a buffer (`s[0]`, `acc[i, :]`), as TileLang does: a
+/// T.Parallel loop over the part that stores `value` into each element.
+static void fillRegion(Evaluator &eval, const AccessObject &region,
+                       const Ref &value, SMLoc loc) {
+  llvm::SmallVector<int64_t> extents = resolvedExtents(region.extents);
+  llvm::SmallVector<mlir::Value> offsets;
+  for (const Ref &offset : region.offsets)
+    offsets.push_back(eval.materializeIndex(offset, loc));
+  mlir::Value element = eval.materialize(value, region.buffer->dtype, loc);
+  mlir::OpBuilder &b = eval.getBuilder();
+  mlir::OpBuilder::InsertionGuard guard(b);
+  mlir::Block *body = eval.getEmitter().emitParallel(extents, loc);
+  b.setInsertionPointToStart(body);
+  mlir::Location at = eval.getLoc(loc);
+  llvm::SmallVector<mlir::Value> indices;
+  for (auto [offset, iv] : llvm::zip(offsets, body->getArguments()))
+    indices.push_back(b.createOrFold<mlir::arith::AddIOp>(at, offset, iv));
+  mlir::memref::StoreOp::create(b, at, element, region.buffer->memref, indices);
+}
+
 static Ref fill(Evaluator &eval, const CallArgs &call) {
   std::optional<Args> args =
       bindArgs(eval, call, "T.fill", {"buffer", "value"}, 2);
@@ -363,6 +385,11 @@ static Ref fill(Evaluator &eval, const CallArgs &call) {
   if (auto variable = variableArg((*args)[0])) {
     if (!isPoison(value))
       assignVariable(eval, variable, value, call.loc);
+    return none();
+  }
+  if (auto *region = llvm::dyn_cast<AccessObject>((*args)[0].get())) {
+    if (!isPoison(value))
+      fillRegion(eval, *region, value, call.loc);
     return none();
   }
   auto buffer =
@@ -382,6 +409,10 @@ static Ref clear(Evaluator &eval, const CallArgs &call) {
     assignVariable(eval, variable, std::make_shared<IntObject>(0), call.loc);
     return none();
   }
+  if (auto *region = llvm::dyn_cast<AccessObject>((*args)[0].get())) {
+    fillRegion(eval, *region, std::make_shared<IntObject>(0), call.loc);
+    return none();
+  }
   auto buffer =
       bufferArg(eval, (*args)[0], args->loc(0), "the destination of T.clear");
   if (!buffer)
@@ -399,8 +430,9 @@ static Ref atomic(Evaluator &eval, const CallArgs &call,
                          : combine == AtomicCombine::Max ? "T.atomic_max"
                                                          : "T.atomic_min";
   bool add = combine == AtomicCombine::Add;
-  std::optional<Args> args = bindArgs(
-      eval, call, name, {"dst", "value", "memory_order", "use_tma"}, 2);
+  std::optional<Args> args =
+      bindArgs(eval, call, name,
+               {"dst", "value", "memory_order", "return_prev", "use_tma"}, 2);
   if (!args || !eval.requireKernel(call.loc, name))
     return poison();
   if (isPoison((*args)[0]) || isPoison((*args)[1]))
@@ -416,13 +448,21 @@ static Ref atomic(Evaluator &eval, const CallArgs &call,
   }
   // TileLang's use_tma=True combines a shared tile with one bulk
   // reduction; tilec's element-wise atomics give the same results.
-  if (args->has(3) &&
-      constBoolArg(eval, (*args)[3], args->loc(3), "use_tma").value_or(false))
-    eval.emitRemark(args->loc(3),
+  if (args->has(4) &&
+      constBoolArg(eval, (*args)[4], args->loc(4), "use_tma").value_or(false))
+    eval.emitRemark(args->loc(4),
                     llvm::Twine("use_tma=True is a hint tilec does not "
                                 "follow: the tile is ") +
                         (add ? "added element by element with atomic adds"
                              : "combined element by element with atomics"));
+  bool returnPrevious = false;
+  if (args->has(3)) {
+    std::optional<bool> value =
+        constBoolArg(eval, (*args)[3], args->loc(3), "return_prev");
+    if (!value)
+      return poison();
+    returnPrevious = *value;
+  }
   auto *dst = llvm::dyn_cast<AccessObject>((*args)[0].get());
   if (!dst)
     return eval.error(args->loc(0),
@@ -433,6 +473,10 @@ static Ref atomic(Evaluator &eval, const CallArgs &call,
   if (tile && tile->isVar)
     tile = nullptr;
   std::optional<llvm::SmallVector<int64_t>> extents;
+  if (returnPrevious && (tile || !dst->isElement()))
+    return eval.error(args->loc(3), "return_prev=True gives the previous "
+                                    "value of one element: the destination "
+                                    "is an element and the value a scalar");
   if (!dst->isElement()) {
     if (!tile)
       return eval.error(args->loc(0),
@@ -481,9 +525,14 @@ static Ref atomic(Evaluator &eval, const CallArgs &call,
                               : AtomicRMWKind::mins;
     break;
   }
-  eval.getEmitter().emitAtomic(kind, value, dst->buffer->memref, indices,
-                               extents, call.loc);
-  return none();
+  mlir::Value previous =
+      eval.getEmitter().emitAtomic(kind, value, dst->buffer->memref, indices,
+                                   extents, returnPrevious, call.loc);
+  if (!returnPrevious)
+    return none();
+  if (!previous)
+    return poison();
+  return std::make_shared<ScalarObject>(previous, dtype);
 }
 
 //===----------------------------------------------------------------------===//

@@ -309,15 +309,21 @@ void TileEmitter::emitReduce(tile::ReduceKind kind, mlir::Value src,
   verifyNewOp(op);
 }
 
-void TileEmitter::emitAtomic(mlir::arith::AtomicRMWKind kind, mlir::Value value,
-                             mlir::Value dst, mlir::ValueRange indices,
-                             std::optional<llvm::ArrayRef<int64_t>> extents,
-                             SMLoc loc) {
-  auto op =
-      tile::AtomicOp::create(builder, getLoc(loc), kind, value, dst, indices,
-                             extents ? builder.getDenseI64ArrayAttr(*extents)
-                                     : mlir::DenseI64ArrayAttr());
-  verifyNewOp(op);
+mlir::Value
+TileEmitter::emitAtomic(mlir::arith::AtomicRMWKind kind, mlir::Value value,
+                        mlir::Value dst, mlir::ValueRange indices,
+                        std::optional<llvm::ArrayRef<int64_t>> extents,
+                        bool returnPrevious, SMLoc loc) {
+  mlir::Type previous;
+  if (returnPrevious)
+    previous = llvm::cast<mlir::MemRefType>(dst.getType()).getElementType();
+  auto op = tile::AtomicOp::create(
+      builder, getLoc(loc), previous, kind, value, dst, indices,
+      extents ? builder.getDenseI64ArrayAttr(*extents)
+              : mlir::DenseI64ArrayAttr());
+  if (!verifyNewOp(op))
+    return nullptr;
+  return op.getPrevious();
 }
 
 void TileEmitter::emitAssume(mlir::Value condition, SMLoc loc) {

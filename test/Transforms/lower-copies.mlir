@@ -124,6 +124,14 @@ func.func @atomic_region(%arg0: memref<2x40x4x8xf32>) {
 // CHECK:   scf.if
 // CHECK:     memref.atomic_rmw addf %[[V]], %arg0[%[[ROW]], %[[COL]]]
 // CHECK: memref.atomic_rmw addi %arg2, %arg1[%{{.*}}]
+// The value before the add comes out of the guard; zero outside.
+// CHECK: %[[PREV:.*]] = scf.if %{{.*}} -> (i32) {
+// CHECK-NEXT: %[[OLD:.*]] = memref.atomic_rmw maxs %arg2, %arg1[%{{.*}}]
+// CHECK-NEXT: scf.yield %[[OLD]] : i32
+// CHECK-NEXT: } else {
+// CHECK-NEXT: %[[ZERO:.*]] = arith.constant 0 : i32
+// CHECK-NEXT: scf.yield %[[ZERO]] : i32
+// CHECK: memref.atomic_rmw addi %[[PREV]], %arg1
 func.func @atomics(%arg0: memref<40x40xf32>, %arg1: memref<8xi32>, %arg2: i32) {
   %c16 = arith.constant 16 : index
   %c3 = arith.constant 3 : index
@@ -133,6 +141,9 @@ func.func @atomics(%arg0: memref<40x40xf32>, %arg1: memref<8xi32>, %arg2: i32) {
     %c = arith.muli %bx, %c16 : index
     tile.atomic addf %f to %arg0[%r, %c] : memref<16x16xf32, #tile.fragment> to memref<40x40xf32>
     tile.atomic addi %arg2 to %arg1[%bx] : i32 to memref<8xi32>
+    %i = arith.addi %bx, %c16 : index
+    %prev = tile.atomic maxs %arg2 to %arg1[%i] : i32 to memref<8xi32> -> i32
+    tile.atomic addi %prev to %arg1[%bx] : i32 to memref<8xi32>
   }
   return
 }

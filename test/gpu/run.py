@@ -381,6 +381,10 @@ def configs():
     out.append(("loop_exits_1000x300", threads, {"M": 1000, "N": 300},
                 "LOOP_EXITS", {"M": 1000, "N": 300},
                 ["--kernel", "loop_exits"]))
+    # Atomic adds that return the count before them (return_prev=True)
+    # and T.fill of one element of a shared buffer; the last block is cut.
+    out.append(("compact_1000", threads, {"N": 1000}, "COMPACT", {"N": 1000},
+                ["--kernel", "compact"]))
     # Fragments whose uses need different layouts, converted through
     # shared memory, over shapes that cut the tiles.
     layouts = kernel("layouts")

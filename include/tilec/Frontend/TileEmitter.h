@@ -129,11 +129,13 @@ public:
   void emitClear(mlir::Value buffer, llvm::SMLoc loc);
   void emitReduce(tile::ReduceKind kind, mlir::Value src, mlir::Value dst,
                   int64_t dim, bool clear, llvm::SMLoc loc);
-  /// `extents`: the destination region's, when it is a slice.
-  void emitAtomic(mlir::arith::AtomicRMWKind kind, mlir::Value value,
-                  mlir::Value dst, mlir::ValueRange indices,
-                  std::optional<llvm::ArrayRef<int64_t>> extents,
-                  llvm::SMLoc loc);
+  /// `extents`: the destination region's, when it is a slice. With
+  /// `returnPrevious` (a scalar into one element), returns the element's
+  /// value before the operation; null otherwise.
+  mlir::Value emitAtomic(mlir::arith::AtomicRMWKind kind, mlir::Value value,
+                         mlir::Value dst, mlir::ValueRange indices,
+                         std::optional<llvm::ArrayRef<int64_t>> extents,
+                         bool returnPrevious, llvm::SMLoc loc);
   void emitAssume(mlir::Value condition, llvm::SMLoc loc);
   /// Marks the enclosing kernel to keep its threads' register budgets.
   void emitKeepRegisterBudget();

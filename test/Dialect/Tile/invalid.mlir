@@ -1162,3 +1162,16 @@ func.func @named_barrier_id() {
   }
   return
 }
+
+// -----
+
+func.func @atomic_previous_of_tile(%C: memref<64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.kernel blocks(%bx) in (%c1) threads(64) {
+    %s = tile.alloc_shared : memref<64xf32, #tile.shared>
+    // expected-error@+1 {{'tile.atomic' op gives the previous value of one element, of the destination's type 'f32', for a scalar value only}}
+    %p = tile.atomic addf %s to %C[%c0] : memref<64xf32, #tile.shared> to memref<64xf32> -> f32
+  }
+  return
+}

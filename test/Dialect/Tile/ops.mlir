@@ -111,6 +111,8 @@ func.func @attention_pieces(%Q: memref<?x?x32x128xf16>, %O: memref<?x?x32x128xf3
     }
     // CHECK: tile.atomic addf %{{.*}} to %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] : f32 to memref<?x?x32x128xf32>
     tile.atomic addf %one to %O[%bz, %bx, %by, %c0] : f32 to memref<?x?x32x128xf32>
+    // CHECK: %{{.*}} = tile.atomic addf %{{.*}} to %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] : f32 to memref<?x?x32x128xf32> -> f32
+    %before = tile.atomic addf %one to %O[%bz, %bx, %by, %c0] : f32 to memref<?x?x32x128xf32> -> f32
     // CHECK: tile.atomic addf %{{.*}} to %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] : memref<128x64xf32, #tile.fragment> to memref<?x?x32x128xf32>
     tile.atomic addf %S to %O[%bz, %bx, %by, %c0] : memref<128x64xf32, #tile.fragment> to memref<?x?x32x128xf32>
   }

@@ -1285,6 +1285,42 @@ static bool run(Context &ctx) {
   return compare(TEST_NAME, got, want, 1e-4, 1e-4, ctx.seed);
 }
 
+#elif defined(TEST_COMPACT)
+// Out[0:Count] holds the indices of the values above 0.5, in the order the
+// atomic adds that return the count before them gave: compared sorted.
+static bool run(Context &ctx) {
+  const int n = TEST_N;
+  std::vector<float> x = ctx.uniform(n);
+  Buffer X(n, 4), Out(n, 4), Count(1, 4);
+  X.upload(x.data());
+  Out.poison();
+  int32_t zero = 0;
+  Count.upload(&zero);
+  CHECK(LAUNCH(compact, X.ptr, Out.ptr, Count.ptr));
+  SYNC();
+  int32_t count = 0;
+  Count.download(&count);
+  std::vector<int32_t> out(n);
+  Out.download(out.data());
+  std::vector<double> got{double(count)}, want;
+  std::vector<int32_t> kept;
+  for (int i = 0; i < n; ++i)
+    if (x[i] > 0.5f)
+      kept.push_back(i);
+  want.push_back(double(kept.size()));
+  if (count >= 0 && count <= n) {
+    std::sort(out.begin(), out.begin() + count);
+    got.insert(got.end(), out.begin(), out.begin() + count);
+  }
+  want.insert(want.end(), kept.begin(), kept.end());
+  if (got.size() != want.size()) {
+    std::printf("FAIL %-45s kept %d values, want %zu (seed %u)\n", TEST_NAME,
+                count, kept.size(), ctx.seed);
+    return false;
+  }
+  return compare(TEST_NAME, got, want, 0, 0, ctx.seed);
+}
+
 #elif defined(TEST_HADAMARD)
 // The Walsh-Hadamard transform of each row, scaled by 1/sqrt(N), against
 // the butterflies in float64.

@@ -849,6 +849,10 @@ LogicalResult AtomicOp::verify() {
                          << " destination";
 
   auto valueType = dyn_cast<MemRefType>(getValue().getType());
+  if (getPrevious() && (valueType || getPrevious().getType() != elem))
+    return emitOpError() << "gives the previous value of one element, of "
+                            "the destination's type "
+                         << elem << ", for a scalar value only";
   if (!valueType) {
     if (getValue().getType() != elem)
       return emitOpError() << "value has type " << getValue().getType()

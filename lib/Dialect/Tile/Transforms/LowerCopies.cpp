@@ -398,17 +398,36 @@ void lowerAtomicTile(AtomicOp op) {
   op.erase();
 }
 
-/// The scalar form: one atomic operation, skipped outside the destination.
+/// The scalar form: one atomic operation, skipped outside the destination
+/// (where the previous value it gives is zero).
 void lowerAtomicScalar(AtomicOp op) {
   OpBuilder b(op);
   Location loc = op.getLoc();
   SmallVector<int64_t> extents(op.getIndices().size(), 1);
   RegionAccess dst{op.getDest(), getAsOpFoldResult(op.getIndices()), extents};
   SmallVector<Value> indices(op.getIndices());
-  guarded(b, loc, dst.inBounds(b, loc, indices), [&](OpBuilder &b) {
-    memref::AtomicRMWOp::create(b, loc, op.getKind(), op.getValue(),
-                                op.getDest(), indices);
-  });
+  Value valid = dst.inBounds(b, loc, indices);
+  auto combine = [&](OpBuilder &b) {
+    return memref::AtomicRMWOp::create(b, loc, op.getKind(), op.getValue(),
+                                       op.getDest(), indices);
+  };
+  if (!op.getPrevious()) {
+    guarded(b, loc, valid, [&](OpBuilder &b) { combine(b); });
+  } else if (!valid) {
+    op.getPrevious().replaceAllUsesWith(combine(b).getResult());
+  } else {
+    Type type = op.getPrevious().getType();
+    auto ifOp = scf::IfOp::create(b, loc, type, valid, /*withElseRegion=*/true);
+    OpBuilder then = OpBuilder::atBlockEnd(ifOp.thenBlock());
+    scf::YieldOp::create(then, loc, combine(then).getResult());
+    OpBuilder otherwise = OpBuilder::atBlockEnd(ifOp.elseBlock());
+    scf::YieldOp::create(
+        otherwise, loc,
+        arith::ConstantOp::create(otherwise, loc,
+                                  cast<TypedAttr>(b.getZeroAttr(type)))
+            .getResult());
+    op.getPrevious().replaceAllUsesWith(ifOp.getResult(0));
+  }
   op.erase();
 }
 

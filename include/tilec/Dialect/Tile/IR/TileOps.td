@@ -374,7 +374,12 @@ def Tile_AtomicOp : Tile_Op<"atomic", [Tile_InKernel]> {
     with leading unit dimensions when the value has lower rank. Elements
     outside `dest` are skipped. `dest` is in global or shared memory.
 
+    The scalar form may give the element's value before the operation
+    (`previous`, TileLang's `return_prev=True`): a thread that adds 1 to a
+    counter learns the slot it took. Outside `dest` it gives zero.
+
     ```mlir
+    %slot = tile.atomic addi %c1 to %count[%c0] : i32 to memref<1xi32, #tile.shared> -> i32
     tile.atomic addf %C_local to %C[%row, %col]
         : memref<128x128xf32, #tile.fragment> to memref<1024x1024xf32>
     tile.atomic maxs %v to %M[%i] : i32 to memref<64xi32>
@@ -389,6 +394,7 @@ def Tile_AtomicOp : Tile_Op<"atomic", [Tile_InKernel]> {
     Variadic<Index>:$indices,
     OptionalAttr<DenseI64ArrayAttr>:$extents
   );
+  let results = (outs Optional<AnyType>:$previous);
   let extraClassDeclaration = [{
     /// The extents of the region a tile value lands on: `extents`, or the
     /// value's shape after leading unit dimensions.
@@ -396,7 +402,7 @@ def Tile_AtomicOp : Tile_Op<"atomic", [Tile_InKernel]> {
   }];
   let assemblyFormat = [{
     $kind $value `to` $dest `[` $indices `]` attr-dict `:` type($value) `to`
-    type($dest)
+    type($dest) (`->` type($previous)^)?
   }];
   let hasVerifier = 1;
 }
