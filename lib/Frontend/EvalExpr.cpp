@@ -358,11 +358,8 @@ Ref Evaluator::getAttribute(const Ref &value, StringRef attr, SMLoc loc) {
       return integer(buffer->shape.size());
     // `T.Tensor(shape, dtype, X.data)` reshapes X, as T.reshape does.
     if (attr == "data")
-      return error(loc, "buffer '" + buffer->name +
-                            "' has no .data: views of a buffer "
-                            "(T.Tensor(shape, dtype, X.data), T.reshape) are "
-                            "not modelled; index the buffer with the "
-                            "reshaped indices");
+      return std::make_shared<DataHandleObject>(
+          std::static_pointer_cast<const BufferObject>(value));
     return error(loc, "buffer '" + buffer->name + "' has no attribute '" +
                           attr + "' (it has dtype, shape, ndim and name)");
   }

@@ -10,6 +10,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
@@ -536,6 +537,141 @@ static Ref atomic(Evaluator &eval, const CallArgs &call,
 }
 
 //===----------------------------------------------------------------------===//
+// T.im2col
+//===----------------------------------------------------------------------===//
+
+/// T.im2col(img, col, nhw_step, c_step, kernel, stride, dilation, pad):
+/// gathers tile (nhw_step, c_step) of the implicit GEMM matrix of a 2-D
+/// convolution over the NHWC image `img` into the (block_M, block_K)
+/// buffer `col`. Row p of the matrix is output pixel (n, oh, ow) in
+/// row-major order; column q is (kh, kw, c), as a (KH, KW, C, F) filter
+/// flattens to (KH * KW * C, F). Outside the padded image, and past the
+/// last row or column, the element is zero. As TileLang's, a T.Parallel
+/// loop over `col`.
+static Ref im2col(Evaluator &eval, const CallArgs &call) {
+  std::optional<Args> args =
+      bindArgs(eval, call, "T.im2col",
+               {"img", "col", "nhw_step", "c_step", "kernel", "stride",
+                "dilation", "pad", "eviction_policy", "annotations"},
+               8);
+  if (!args || !eval.requireKernel(call.loc, "T.im2col"))
+    return poison();
+  auto img = bufferArg(eval, (*args)[0], args->loc(0), "the image of T.im2col");
+  auto col =
+      bufferArg(eval, (*args)[1], args->loc(1), "the destination of T.im2col");
+  if (!img || !col)
+    return poison();
+  auto imgType = llvm::cast<mlir::MemRefType>(img->memref.getType());
+  auto colType = llvm::cast<mlir::MemRefType>(col->memref.getType());
+  if (img->scope != tile::MemoryScope::Global || imgType.getRank() != 4)
+    return eval.error(args->loc(0), "the image of T.im2col is an NHWC "
+                                    "tensor in global memory (4 dimensions)");
+  if (colType.getRank() != 2 || img->dtype.type != col->dtype.type)
+    return eval.error(args->loc(1),
+                      "the destination of T.im2col is a 2-D buffer of the "
+                      "image's dtype");
+  std::optional<int64_t> params[4];
+  static constexpr llvm::StringLiteral kNames[] = {"kernel", "stride",
+                                                   "dilation", "pad"};
+  for (unsigned i = 0; i < 4; ++i) {
+    params[i] = constIntArg(eval, (*args)[4 + i], args->loc(4 + i), kNames[i]);
+    if (!params[i])
+      return poison();
+    if (*params[i] < (i == 3 ? 0 : 1))
+      return eval.error(args->loc(4 + i),
+                        kNames[i] + llvm::Twine(" must be ") +
+                            (i == 3 ? "non-negative" : "positive") + ", got " +
+                            llvm::Twine(*params[i]));
+  }
+  int64_t kernel = *params[0], stride = *params[1], dilation = *params[2],
+          pad = *params[3];
+  mlir::Value nhwStep = eval.materializeIndex((*args)[2], args->loc(2));
+  mlir::Value cStep = eval.materializeIndex((*args)[3], args->loc(3));
+  if (!nhwStep || !cStep)
+    return poison();
+
+  mlir::OpBuilder &b = eval.getBuilder();
+  mlir::Location at = eval.getLoc(call.loc);
+  auto constant = [&](int64_t v) {
+    return b.createOrFold<mlir::arith::ConstantIndexOp>(at, v);
+  };
+  using namespace mlir::arith;
+  auto add = [&](mlir::Value x, mlir::Value y) {
+    return b.createOrFold<AddIOp>(at, x, y);
+  };
+  auto mul = [&](mlir::Value x, mlir::Value y) {
+    return b.createOrFold<MulIOp>(at, x, y);
+  };
+  auto div = [&](mlir::Value x, mlir::Value y) {
+    return b.createOrFold<DivUIOp>(at, x, y);
+  };
+  auto rem = [&](mlir::Value x, mlir::Value y) {
+    return b.createOrFold<RemUIOp>(at, x, y);
+  };
+  auto cmp = [&](CmpIPredicate predicate, mlir::Value x, mlir::Value y) {
+    return b.createOrFold<CmpIOp>(at, predicate, x, y);
+  };
+  // The image's extents, and the output's: (H + 2 pad - dilation (K - 1)
+  // - 1) / stride + 1.
+  mlir::Value dims[4];
+  for (unsigned i = 0; i < 4; ++i)
+    dims[i] = b.createOrFold<mlir::memref::DimOp>(at, img->memref, i);
+  auto outputExtent = [&](mlir::Value extent) {
+    mlir::Value span =
+        add(extent, constant(2 * pad - dilation * (kernel - 1) - 1));
+    return add(div(span, constant(stride)), constant(1));
+  };
+  mlir::Value outH = outputExtent(dims[1]), outW = outputExtent(dims[2]);
+  int64_t blockM = colType.getDimSize(0), blockK = colType.getDimSize(1);
+  mlir::Value firstRow = mul(nhwStep, constant(blockM));
+  mlir::Value firstColumn = mul(cStep, constant(blockK));
+
+  mlir::OpBuilder::InsertionGuard guard(b);
+  mlir::Block *body =
+      eval.getEmitter().emitParallel({blockM, blockK}, call.loc);
+  b.setInsertionPointToStart(body);
+  mlir::Value row = add(firstRow, body->getArgument(0));
+  mlir::Value column = add(firstColumn, body->getArgument(1));
+  mlir::Value ow = rem(row, outW);
+  mlir::Value oh = rem(div(row, outW), outH);
+  mlir::Value n = div(row, mul(outW, outH));
+  mlir::Value c = rem(column, dims[3]);
+  mlir::Value kw = rem(div(column, dims[3]), constant(kernel));
+  mlir::Value kh = div(column, mul(dims[3], constant(kernel)));
+  // Signed: the padding reaches before the image.
+  mlir::Value h = b.createOrFold<SubIOp>(
+      at, add(mul(oh, constant(stride)), mul(kh, constant(dilation))),
+      constant(pad));
+  mlir::Value w = b.createOrFold<SubIOp>(
+      at, add(mul(ow, constant(stride)), mul(kw, constant(dilation))),
+      constant(pad));
+  mlir::Value zero = constant(0);
+  mlir::Value inside = cmp(CmpIPredicate::ult, n, dims[0]);
+  for (mlir::Value condition :
+       {cmp(CmpIPredicate::ult, kh, constant(kernel)),
+        cmp(CmpIPredicate::sge, h, zero), cmp(CmpIPredicate::slt, h, dims[1]),
+        cmp(CmpIPredicate::sge, w, zero), cmp(CmpIPredicate::slt, w, dims[2])})
+    inside = b.createOrFold<AndIOp>(at, inside, condition);
+  mlir::Type element = imgType.getElementType();
+  auto ifOp = mlir::scf::IfOp::create(b, at, element, inside,
+                                      /*withElseRegion=*/true);
+  {
+    mlir::OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    mlir::Value loaded = mlir::memref::LoadOp::create(
+        b, at, img->memref, mlir::ValueRange{n, h, w, c});
+    mlir::scf::YieldOp::create(b, at, loaded);
+    b.setInsertionPointToStart(ifOp.elseBlock());
+    mlir::Value zeroElement = mlir::arith::ConstantOp::create(
+        b, at, llvm::cast<mlir::TypedAttr>(b.getZeroAttr(element)));
+    mlir::scf::YieldOp::create(b, at, zeroElement);
+  }
+  mlir::memref::StoreOp::create(b, at, ifOp.getResult(0), col->memref,
+                                body->getArguments());
+  return none();
+}
+
+//===----------------------------------------------------------------------===//
 // Registration
 //===----------------------------------------------------------------------===//
 
@@ -556,6 +692,8 @@ void tilec::frontend::addMemoryBuiltins(ModuleObject &language) {
       });
   m["alloc_var"] = builtin("T.alloc_var", allocVar);
   m["copy"] = builtin("T.copy", copy);
+  m["im2col"] = builtin("T.im2col", im2col);
+  m["c2d_im2col"] = builtin("T.c2d_im2col", im2col);
   for (auto [name, handler] :
        {std::pair{"fill", &fill}, std::pair{"clear", &clear}}) {
     auto writer =

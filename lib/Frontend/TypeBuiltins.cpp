@@ -8,13 +8,66 @@
 
 #include "BuiltinsInternal.h"
 
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "llvm/ADT/StringExtras.h"
 
 using namespace tilec::frontend;
 using llvm::StringRef;
 
+/// `source`'s elements, in row-major order, seen with `spec`'s shape:
+/// T.Tensor(shape, dtype, X.data) and T.reshape. A view of a tensor in
+/// global memory, of static extents and the same dtype.
+static Ref makeView(Evaluator &eval, const BufferObject &source,
+                    const TensorSpecObject &spec, llvm::SMLoc loc) {
+  if (!eval.requireKernel(loc, "a view of a tensor"))
+    return poison();
+  std::string name =
+      source.name.empty() ? "the buffer" : "'" + source.name + "'";
+  if (source.scope != tilec::tile::MemoryScope::Global)
+    return eval.error(loc, "views are of tensors in global memory; " + name +
+                               " is not one");
+  if (spec.dtype.type != source.dtype.type)
+    return eval.error(loc, "a view has the dtype of " + name + ", " +
+                               source.dtype.name + ", not " + spec.dtype.name);
+  auto sourceType = llvm::cast<mlir::MemRefType>(source.memref.getType());
+  llvm::SmallVector<int64_t> shape;
+  for (const Ref &extent : spec.shape)
+    if (std::optional<int64_t> value = getConstInt(extent))
+      shape.push_back(*value);
+  if (shape.size() != spec.shape.size() || !sourceType.hasStaticShape() ||
+      !sourceType.getLayout().isIdentity())
+    return eval.error(loc, "views of tensors with run-time extents are not "
+                           "supported; index " +
+                               name + " with the reshaped indices");
+  if (mlir::ShapedType::getNumElements(shape) != sourceType.getNumElements())
+    return eval.error(
+        loc,
+        "a view of shape (" +
+            llvm::join(llvm::map_range(
+                           shape, [](int64_t e) { return std::to_string(e); }),
+                       ", ") +
+            ") has " + llvm::Twine(mlir::ShapedType::getNumElements(shape)) +
+            " elements, but " + name + " has " +
+            llvm::Twine(sourceType.getNumElements()));
+  llvm::SmallVector<int64_t> strides(shape.size(), 1);
+  for (size_t i = shape.size() - 1; i > 0; --i)
+    strides[i - 1] = strides[i] * shape[i];
+  auto type = mlir::MemRefType::get(shape, sourceType.getElementType(),
+                                    mlir::MemRefLayoutAttrInterface(),
+                                    sourceType.getMemorySpace());
+  auto view = std::make_shared<BufferObject>();
+  view->memref = mlir::memref::ReinterpretCastOp::create(
+      eval.getBuilder(), eval.getLoc(loc), type, source.memref, /*offset=*/0,
+      shape, strides);
+  view->dtype = source.dtype;
+  view->shape = spec.shape;
+  view->scope = tilec::tile::MemoryScope::Global;
+  return view;
+}
+
 static Ref tensorSpec(Evaluator &eval, const CallArgs &call, StringRef name) {
-  std::optional<Args> args = bindArgs(eval, call, name, {"shape", "dtype"}, 1);
+  std::optional<Args> args =
+      bindArgs(eval, call, name, {"shape", "dtype", "data"}, 1);
   if (!args)
     return poison();
   auto spec = std::make_shared<TensorSpecObject>();
@@ -58,7 +111,50 @@ static Ref tensorSpec(Evaluator &eval, const CallArgs &call, StringRef name) {
   if (!dtype)
     return poison();
   spec->dtype = *dtype;
-  return spec;
+  if (!args->has(2))
+    return spec;
+  auto *data = llvm::dyn_cast<DataHandleObject>((*args)[2].get());
+  if (!data)
+    return eval.error(args->loc(2), "the data of a view is a buffer's, "
+                                    "X.data, got a " +
+                                        getTypeName(*(*args)[2]));
+  return makeView(eval, *data->buffer, *spec, call.loc);
+}
+
+/// T.reshape(src, shape) and T.view(src, shape=None, dtype=None): `src`
+/// seen with another shape.
+static Ref reshape(Evaluator &eval, const CallArgs &call, StringRef name) {
+  std::optional<Args> args =
+      name == "T.reshape"
+          ? bindArgs(eval, call, name, {"src", "shape"}, 2)
+          : bindArgs(eval, call, name, {"src", "shape", "dtype"}, 1);
+  if (!args)
+    return poison();
+  auto source = bufferArg(eval, (*args)[0], args->loc(0),
+                          ("the source of " + name).str());
+  if (!source)
+    return poison();
+  auto spec = std::make_shared<TensorSpecObject>();
+  spec->dtype = source->dtype;
+  if (args->values.size() > 2 && args->has(2)) {
+    std::optional<DType> dtype =
+        eval.getDType((*args)[2], args->loc(2), "the view");
+    if (!dtype)
+      return poison();
+    spec->dtype = *dtype;
+  }
+  if (!args->has(1)) {
+    spec->shape = source->shape;
+  } else {
+    for (const Ref &extent : asSequence((*args)[1])) {
+      if (!getConstInt(extent))
+        return eval.error(args->loc(1), "the extents of a view are "
+                                        "compile-time integers, got a " +
+                                            getTypeName(*extent));
+      spec->shape.push_back(extent);
+    }
+  }
+  return makeView(eval, *source, *spec, call.loc);
 }
 
 /// T.alloc_global(shape, dtype, scope="global"): a buffer in global memory
@@ -190,6 +286,13 @@ void tilec::frontend::addTypeBuiltins(ModuleObject &language,
         });
     constructor->calledBySubscript = true;
     m[name.str()] = constructor;
+  }
+  for (StringRef name : {"reshape", "view"}) {
+    std::string qualified = ("T." + name).str();
+    m[name.str()] =
+        builtin(qualified, [qualified](Evaluator &eval, const CallArgs &call) {
+          return reshape(eval, call, qualified);
+        });
   }
   m["dynamic"] =
       builtin("T.dynamic", [](Evaluator &eval, const CallArgs &call) {

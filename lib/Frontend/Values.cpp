@@ -261,6 +261,8 @@ StringRef tilec::frontend::getTypeName(const Object &object) {
     return "tensor parameter";
   case Object::Kind::Host:
     return "value of the host program";
+  case Object::Kind::DataHandle:
+    return "buffer's data";
   case Object::Kind::Poison:
     return "invalid value";
   }

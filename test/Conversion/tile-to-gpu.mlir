@@ -272,3 +272,21 @@ func.func @blocks_0(%a: memref<64xf32>) {
   }
   return
 }
+
+// -----
+
+// A view of a tensor, made in the kernel, views global memory as the
+// tensor does.
+// CHECK-LABEL: gpu.func @tensor_view
+// CHECK: %[[T:.*]] = memref.reinterpret_cast %{{.*}} to offset: [0], sizes: [4, 8, 16], strides: [128, 16, 1]
+// CHECK: %[[V:.*]] = memref.reinterpret_cast %[[T]] to offset: [0], sizes: [32, 16], strides: [16, 1] : memref<4x8x16xf32, strided<[128, 16, 1]>, #gpu.address_space<global>> to memref<32x16xf32, #gpu.address_space<global>>
+// CHECK: memref.store %{{.*}}, %[[V]]
+func.func @tensor_view(%a: memref<4x8x16xf32>, %x: f32) {
+  %c1 = arith.constant 1 : index
+  %c0 = arith.constant 0 : index
+  tile.kernel blocks(%bx) in (%c1) threads(32) {
+    %v = memref.reinterpret_cast %a to offset: [0], sizes: [32, 16], strides: [16, 1] : memref<4x8x16xf32> to memref<32x16xf32>
+    memref.store %x, %v[%c0, %c0] : memref<32x16xf32>
+  }
+  return
+}

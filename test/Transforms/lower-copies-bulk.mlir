@@ -102,3 +102,24 @@ func.func @controls(%c: memref<1024x1024xf16>, %c2: memref<1024x1024xf16>,
   }
   return
 }
+
+// -----
+
+// A view of a tensor has no tensor map of its own: its copy stays with the
+// threads.
+// CHECK-LABEL: func.func @view_epilogue
+// CHECK-NOT: tile.copy bulk
+// CHECK-NOT: layout =
+// THREADS-LABEL: func.func @view_epilogue
+func.func @view_epilogue(%c: memref<8x128x1024xf16>) {
+  %c8 = arith.constant 8 : index
+  %c128 = arith.constant 128 : index
+  tile.kernel blocks(%bx, %by) in (%c8, %c8) threads(128) {
+    %flat = memref.reinterpret_cast %c to offset: [0], sizes: [1024, 1024], strides: [1024, 1] : memref<8x128x1024xf16> to memref<1024x1024xf16>
+    %cs = tile.alloc_shared : memref<128x128xf16, #tile.shared>
+    %row = arith.muli %by, %c128 : index
+    %col = arith.muli %bx, %c128 : index
+    tile.copy %cs to %flat[%row, %col] [128, 128] : memref<128x128xf16, #tile.shared>, memref<1024x1024xf16>
+  }
+  return
+}

@@ -385,6 +385,19 @@ def configs():
     # and T.fill of one element of a shared buffer; the last block is cut.
     out.append(("compact_1000", threads, {"N": 1000}, "COMPACT", {"N": 1000},
                 ["--kernel", "compact"]))
+    # Convolution as an implicit GEMM over T.im2col tiles, with the filter
+    # and the output seen as matrices through views: padding 1, and stride
+    # and dilation 2 without padding; pixels, filters and the K * K * C
+    # columns cut the tiles.
+    for n, h, w, c, f, k, s, d, p in [(2, 15, 13, 40, 72, 3, 1, 1, 1),
+                                      (3, 20, 17, 32, 64, 3, 2, 2, 0)]:
+        out.append((f"conv2d_{n}x{h}x{w}x{c}_f{f}_k{k}_s{s}_d{d}_p{p}",
+                    kernel("conv"),
+                    {"N": n, "H": h, "W": w, "C": c, "F": f, "K": k,
+                     "stride": s, "dilation": d, "pad": p},
+                    "CONV2D", {"N": n, "CONV_H": h, "CONV_W": w, "CONV_C": c,
+                               "CONV_F": f, "K": k, "CONV_STRIDE": s,
+                               "CONV_DILATION": d, "CONV_PAD": p}))
     # Fragments whose uses need different layouts, converted through
     # shared memory, over shapes that cut the tiles.
     layouts = kernel("layouts")

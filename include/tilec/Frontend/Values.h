@@ -90,6 +90,7 @@ public:
     KernelLaunch,
     PendingTensor,
     Host,
+    DataHandle,
     Poison,
   };
 
@@ -338,6 +339,14 @@ struct BufferObject : ObjectBase<Object::Kind::Buffer> {
   mutable std::string name;
   /// T.alloc_var: reading the name loads the value, assigning stores it.
   bool isVar = false;
+};
+
+/// `X.data`: the storage of buffer X, which `T.Tensor(shape, dtype,
+/// X.data)` views with another shape.
+struct DataHandleObject : ObjectBase<Object::Kind::DataHandle> {
+  explicit DataHandleObject(std::shared_ptr<const BufferObject> buffer)
+      : buffer(std::move(buffer)) {}
+  std::shared_ptr<const BufferObject> buffer;
 };
 
 /// `A[i, j]` or `A[i, a:b]` before it is used: an element to load or store,

@@ -467,6 +467,16 @@ LogicalResult KernelOutliner::run() {
     });
   }
 
+  // Views of tensors (T.reshape) view global memory too.
+  gpuFunc.walk([&](memref::ReinterpretCastOp view) {
+    MemRefType type = view.getType();
+    if (type.getMemorySpace() || !view.getSource().getType().getMemorySpace())
+      return;
+    view.getResult().setType(MemRefType::get(
+        type.getShape(), type.getElementType(), type.getLayout(),
+        view.getSource().getType().getMemorySpace()));
+  });
+
   if (!split.empty())
     lowerWarpSpecialize(split.front(), kernel.getThreads()[0],
                         kernel.getKeepRegisterBudget());

@@ -1321,6 +1321,47 @@ static bool run(Context &ctx) {
   return compare(TEST_NAME, got, want, 0, 0, ctx.seed);
 }
 
+#elif defined(TEST_CONV2D)
+// out[n, oh, ow, f] = the sum over (kh, kw, c) of
+// img[n, oh * S - P + kh * D, ow * S - P + kw * D, c] * filt[kh, kw, c, f],
+// zero outside the image, in float64 from the half inputs.
+static bool run(Context &ctx) {
+  const int n = TEST_N, h = CONV_H, w = CONV_W, c = CONV_C, f = CONV_F,
+            k = TEST_K, s = CONV_STRIDE, d = CONV_DILATION, p = CONV_PAD;
+  const int oh = (h + 2 * p - d * (k - 1) - 1) / s + 1,
+            ow = (w + 2 * p - d * (k - 1) - 1) / s + 1;
+  std::vector<float> img = roundHalf(ctx.uniform(size_t(n) * h * w * c)),
+                     filt = roundHalf(ctx.uniform(size_t(k) * k * c * f));
+  size_t outSize = size_t(n) * oh * ow * f;
+  Buffer Img(img.size(), 2), Filt(filt.size(), 2), Out(outSize, 2);
+  Img.upload(toHalf(img).data());
+  Filt.upload(toHalf(filt).data());
+  Out.poison();
+  CHECK(LAUNCH(conv2d, Img.ptr, Filt.ptr, Out.ptr));
+  SYNC();
+  std::vector<uint16_t> out(outSize);
+  Out.download(out.data());
+  std::vector<double> got(outSize), want(outSize, 0.0);
+  for (int b = 0; b < n; ++b)
+    for (int y = 0; y < oh; ++y)
+      for (int x = 0; x < ow; ++x)
+        for (int kh = 0; kh < k; ++kh)
+          for (int kw = 0; kw < k; ++kw) {
+            int iy = y * s - p + kh * d, ix = x * s - p + kw * d;
+            if (iy < 0 || iy >= h || ix < 0 || ix >= w)
+              continue;
+            const float *pixel = &img[((size_t(b) * h + iy) * w + ix) * c];
+            double *dst = &want[((size_t(b) * oh + y) * ow + x) * f];
+            for (int ci = 0; ci < c; ++ci)
+              for (int fi = 0; fi < f; ++fi)
+                dst[fi] += double(pixel[ci]) *
+                           filt[((size_t(kh) * k + kw) * c + ci) * f + fi];
+          }
+  for (size_t i = 0; i < outSize; ++i)
+    got[i] = halfToFloat(out[i]);
+  return compare(TEST_NAME, got, want, 1e-2, 1e-2, ctx.seed);
+}
+
 #elif defined(TEST_HADAMARD)
 // The Walsh-Hadamard transform of each row, scaled by 1/sqrt(N), against
 // the butterflies in float64.

@@ -341,7 +341,7 @@ bool markBulkCopy(CopyOp copy) {
       }))
     return false;
   std::optional<PanelledTile> panels;
-  if (!qualifiesForTma(destType, copy.getDestExtents(), alloc, panels) ||
+  if (!qualifiesForTma(copy.getDest(), copy.getDestExtents(), alloc, panels) ||
       isReadIn(kernel, copy.getDest()))
     return false;
   if (panels)

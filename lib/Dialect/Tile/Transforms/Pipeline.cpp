@@ -138,9 +138,8 @@ bool qualifiesForTma(Producer &producer, std::optional<PanelledTile> &tile) {
       llvm::any_of(copy.getMixedDestOffsets(),
                    [](OpFoldResult o) { return getConstantIntValue(o) != 0; }))
     return false;
-  return tilec::tile::qualifiesForTma(
-      cast<MemRefType>(copy.getSource().getType()), copy.getSourceExtents(),
-      producer.buffer, tile);
+  return tilec::tile::qualifiesForTma(copy.getSource(), copy.getSourceExtents(),
+                                      producer.buffer, tile);
 }
 
 /// Stage `stage` of a multi-buffered shared allocation, as a buffer of the

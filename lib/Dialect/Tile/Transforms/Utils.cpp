@@ -8,6 +8,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -135,9 +136,14 @@ tilec::tile::computeGemmWarpPartition(GemmOp gemm, int64_t atomN,
   return partition;
 }
 
-bool tilec::tile::qualifiesForTma(MemRefType tensor, ArrayRef<int64_t> extents,
+bool tilec::tile::qualifiesForTma(Value tensorValue, ArrayRef<int64_t> extents,
                                   Value buffer,
                                   std::optional<PanelledTile> &panels) {
+  if (!isa<BlockArgument>(tensorValue) ||
+      !isa<func::FuncOp>(
+          cast<BlockArgument>(tensorValue).getOwner()->getParentOp()))
+    return false;
+  auto tensor = cast<MemRefType>(tensorValue.getType());
   auto tileType = cast<MemRefType>(buffer.getType());
   if (tensor.getElementType() != tileType.getElementType() ||
       tileType.getRank() != 2 || tensor.getRank() > 5 ||

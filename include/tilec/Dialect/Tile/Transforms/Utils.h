@@ -99,13 +99,15 @@ inline constexpr llvm::StringLiteral kFilledAheadAttr = "tile.filled_ahead";
 
 /// Whether the bulk tensor copy engine (TMA) can copy between the region of
 /// `extents` of the global `tensor` and the whole 2-D shared tile `buffer`
-/// (an allocation): the same element type of 1, 2 or 4 bytes, a tensor of
+/// (an allocation): a tensor that is a parameter of the kernel's function
+/// (whose tensor map the launch builds; not a view of one), the same
+/// element type of 1, 2 or 4 bytes, a tensor of
 /// rank 5 at most and identity layout whose strides are statically known
 /// multiples of 16 bytes below 2^40, the region's innermost extent the
 /// tile's columns, boxes of at most 256 elements, and no layout annotated
 /// for the tile. On success `panels` is the panelled layout to give the
 /// tile, or nullopt for an unswizzled row-major one.
-bool qualifiesForTma(mlir::MemRefType tensor, llvm::ArrayRef<int64_t> extents,
+bool qualifiesForTma(mlir::Value tensor, llvm::ArrayRef<int64_t> extents,
                      mlir::Value buffer, std::optional<PanelledTile> &panels);
 
 /// How the bulk tensor copy engine moves a 2-D shared tile: one box per
