@@ -11,6 +11,7 @@
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
@@ -499,6 +500,13 @@ Formula IndexFormulas::translate(Value value) {
     return operand(0);
   if (isa<arith::SelectOp>(op))
     return select(operand(0), operand(1), operand(2));
+  // A condition of `and` / `or` whose second operand is evaluated only
+  // where the first lets it: the value of the branch the condition takes.
+  if (auto ifOp = dyn_cast<scf::IfOp>(op); ifOp && isBool) {
+    unsigned i = cast<OpResult>(value).getResultNumber();
+    return select(of(ifOp.getCondition()), of(ifOp.thenYield().getOperand(i)),
+                  of(ifOp.elseYield().getOperand(i)));
+  }
   if (isa<arith::MinSIOp, arith::MaxSIOp, arith::MinUIOp, arith::MaxUIOp>(op)) {
     Formula a = operand(0), b = operand(1);
     bool min = isa<arith::MinSIOp, arith::MinUIOp>(op);

@@ -6,9 +6,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "BuiltinsInternal.h"
+#include "tilec/Dialect/Tile/IR/TileAttrs.h"
 #include "tilec/Frontend/Evaluator.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/STLExtras.h"
 
 using namespace tilec::frontend;
@@ -493,13 +497,76 @@ Ref Evaluator::evalCall(const CallExpr &expr) {
   return call(callee, args, expr.getLoc());
 }
 
+/// Whether `op`, an op of an operand of `and` / `or` after a run-time one,
+/// must run only when that one lets it: it reads a tensor or shared memory
+/// (`i < n and X[i] > 0` reads X[i] only for i < n), or has other
+/// effects. Reads of registers (fragments, locals, variables) cannot fault.
+static bool needsShortCircuit(mlir::Operation *op) {
+  using tilec::tile::MemoryScope;
+  if (auto load = llvm::dyn_cast<mlir::memref::LoadOp>(op)) {
+    mlir::Type type = load.getMemRef().getType();
+    return !tilec::tile::isInScope(type, MemoryScope::Local) &&
+           !tilec::tile::isInScope(type, MemoryScope::Fragment);
+  }
+  return !mlir::isMemoryEffectFree(op);
+}
+
 Ref Evaluator::evalBoolOp(const BoolOpExpr &expr) {
-  // Compile-time operands short-circuit as in Python; run-time ones are
-  // all evaluated and combined with andi / ori.
+  // Compile-time operands short-circuit as in Python. A run-time operand
+  // after a run-time one is evaluated under an scf.if on it when it reads
+  // memory (as C's && and || do in TileLang's generated code), and combined
+  // with andi / ori otherwise.
   bool isAnd = expr.op == BoolOp::And;
+  mlir::Type i1 = builder.getI1Type();
   Ref runtime;
   for (const ExprPtr &operandExpr : expr.operands) {
-    Ref operand = load(eval(*operandExpr), operandExpr->getLoc());
+    mlir::scf::IfOp guard;
+    mlir::Block *evaluated = nullptr;
+    if (runtime) {
+      // `a and b` evaluates b where a holds, `a or b` where it does not.
+      mlir::Value previous = llvm::cast<ScalarObject>(*runtime).value;
+      guard = mlir::scf::IfOp::create(builder, getLoc(operandExpr->getLoc()),
+                                      i1, previous, /*withElseRegion=*/true);
+      evaluated = isAnd ? guard.thenBlock() : guard.elseBlock();
+    }
+    Ref operand;
+    mlir::Value cond;
+    {
+      mlir::OpBuilder::InsertionGuard insertion(builder);
+      if (evaluated)
+        builder.setInsertionPointToStart(evaluated);
+      operand = load(eval(*operandExpr), operandExpr->getLoc());
+      if (!isPoison(operand) && !truth(operand, operandExpr->getLoc()))
+        cond = materializeCondition(operand, operandExpr->getLoc());
+    }
+    if (guard) {
+      bool shortCircuit =
+          cond && llvm::any_of(*evaluated, [](mlir::Operation &op) {
+            bool needed = false;
+            op.walk([&](mlir::Operation *inner) {
+              needed |= needsShortCircuit(inner);
+            });
+            return needed;
+          });
+      mlir::Location loc = getLoc(operandExpr->getLoc());
+      if (shortCircuit) {
+        mlir::OpBuilder::InsertionGuard insertion(builder);
+        builder.setInsertionPointToEnd(evaluated);
+        mlir::scf::YieldOp::create(builder, loc, cond);
+        mlir::Block *other = isAnd ? guard.elseBlock() : guard.thenBlock();
+        builder.setInsertionPointToEnd(other);
+        mlir::Value decided =
+            mlir::arith::ConstantIntOp::create(builder, loc, !isAnd, 1);
+        mlir::scf::YieldOp::create(builder, loc, decided);
+        runtime = std::make_shared<ScalarObject>(
+            guard.getResult(0), *lookupDType("bool", getContext()));
+        continue;
+      }
+      // Nothing to guard: the operand's ops run before the if, which goes.
+      while (!evaluated->empty())
+        evaluated->front().moveBefore(guard);
+      guard.erase();
+    }
     if (isPoison(operand))
       return operand;
     if (std::optional<bool> known = truth(operand, operandExpr->getLoc())) {
@@ -509,7 +576,6 @@ Ref Evaluator::evalBoolOp(const BoolOpExpr &expr) {
         return operand;
       continue;
     }
-    mlir::Value cond = materializeCondition(operand, operandExpr->getLoc());
     if (runtime) {
       mlir::Value previous = llvm::cast<ScalarObject>(*runtime).value;
       cond = isAnd ? builder.createOrFold<arith::AndIOp>(getLoc(expr.getLoc()),
