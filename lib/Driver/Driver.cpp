@@ -369,10 +369,12 @@ static mlir::LogicalResult prepare(const DriverOptions &options,
   compilation.import.warpSize =
       first.vendor == TargetInfo::Vendor::Host ? 32 : first.warpSize;
   compilation.import.fnuzFloat8 = first.vendor == TargetInfo::Vendor::AMD;
-  compilation.import.partialBarriers =
-      llvm::none_of(compilation.targets, [](const CompileOptions &target) {
+  bool anyAMD =
+      llvm::any_of(compilation.targets, [](const CompileOptions &target) {
         return target.target->vendor == TargetInfo::Vendor::AMD;
       });
+  compilation.import.partialBarriers = !anyAMD;
+  compilation.import.devicePrint = !anyAMD;
   if (std::optional<TypicalDevice> device = getTypicalDevice(first)) {
     compilation.import.multiprocessors = device->multiprocessors;
     compilation.import.multiprocessorsNote =

@@ -31,6 +31,7 @@ createLanguageModule(mlir::MLIRContext *context,
   addComputeBuiltins(*t);
   addControlBuiltins(*t, *python);
   addThreadBuiltins(*t);
+  addDebugBuiltins(*t);
   addAnnotationBuiltins(*t);
   addMathBuiltins(*t, *python);
   return t;

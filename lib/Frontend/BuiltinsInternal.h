@@ -34,6 +34,8 @@ void addControlBuiltins(ModuleObject &language, ModuleObject &python);
 /// and warpgroup indices, T.sync_threads and the warp shuffles
 /// (ThreadBuiltins.cpp).
 void addThreadBuiltins(ModuleObject &language);
+/// T.print and T.device_assert.
+void addDebugBuiltins(ModuleObject &language);
 /// T.assume, T.use_swizzle, T.annotate_layout (AnnotationBuiltins.cpp).
 void addAnnotationBuiltins(ModuleObject &language);
 /// tilelang.layout's make_swizzled_layout (AnnotationBuiltins.cpp).

@@ -804,6 +804,10 @@ Ref Evaluator::blockIndex(unsigned dim, SMLoc loc) {
                                         linear);
 }
 
+unsigned Evaluator::kernelGridRank() const {
+  return kernelBody ? kernelBody->getNumArguments() : 0;
+}
+
 llvm::ArrayRef<int64_t> Evaluator::kernelThreads() const {
   if (!kernelBody)
     return {};

@@ -11,6 +11,7 @@
 #include "tilec/Frontend/Parser.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -36,9 +37,9 @@ tilec::frontend::importTileFile(llvm::SourceMgr &sourceMgr,
                                 mlir::MLIRContext *context,
                                 const ImportOptions &options) {
   context->loadDialect<tile::TileDialect, mlir::arith::ArithDialect,
-                       mlir::func::FuncDialect, mlir::gpu::GPUDialect,
-                       mlir::math::MathDialect, mlir::memref::MemRefDialect,
-                       mlir::scf::SCFDialect>();
+                       mlir::cf::ControlFlowDialect, mlir::func::FuncDialect,
+                       mlir::gpu::GPUDialect, mlir::math::MathDialect,
+                       mlir::memref::MemRefDialect, mlir::scf::SCFDialect>();
   TileSource source(sourceMgr, sourceMgr.getMainFileID(), context);
   Parser parser(source);
   std::unique_ptr<Module> ast = parser.parseModule();

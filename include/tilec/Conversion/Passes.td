@@ -105,7 +105,11 @@ def ConvertTileToHost : Pass<"convert-tile-to-host", "mlir::ModuleOp"> {
     arguments that hold its dynamic extents; extents and scalars are passed
     as themselves, but float scalars narrower than f32 as their bits
     (`uint16_t` or `uint8_t` in C). The function is renamed `<symbol-prefix><name>_`, for the header's
-    `<name>_run` to call, and returns nothing.
+    `<name>_run` to call, and returns nothing. A print (`gpu.printf`, from
+    T.print) becomes a call of C's `printf` with its format in a private
+    global; an assertion (`cf.assert`, from T.device_assert) a check that
+    flushes stdout, writes its message and source line to stderr and
+    aborts.
   }];
   let options = [
     Option<"symbolPrefix", "symbol-prefix", "std::string", "\"\"",
@@ -113,6 +117,7 @@ def ConvertTileToHost : Pass<"convert-tile-to-host", "mlir::ModuleOp"> {
            "underscore)">,
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::LLVM::LLVMDialect",
                            "::mlir::memref::MemRefDialect",
                            "::mlir::scf::SCFDialect"];
 }

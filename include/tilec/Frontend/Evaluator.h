@@ -52,6 +52,9 @@ struct ImportOptions {
   /// Whether every target has barriers among part of a block and among
   /// the threads of a warp (T.sync_threads(id, count), T.sync_warp).
   bool partialBarriers = true;
+  /// Whether every target prints and asserts in kernels (T.print,
+  /// T.device_assert).
+  bool devicePrint = true;
   /// Folders `import` searches after the importing file's own (-I).
   std::vector<std::string> importPaths;
   /// Where to list the files `import` read besides the main one, for
@@ -174,6 +177,10 @@ public:
   Ref linearThreadIndex(llvm::SMLoc loc);
   /// The thread extents of the enclosing T.Kernel (empty outside one).
   llvm::ArrayRef<int64_t> kernelThreads() const;
+  /// The grid dimensions of the enclosing T.Kernel (0 outside one).
+  unsigned kernelGridRank() const;
+  /// The value of `-D name=...`, marked used; null when not given.
+  Ref takeDefine(llvm::StringRef name);
 
   /// Returns `value`, or poison after reporting at `loc` that it nests
   /// tuples, lists or dicts deeper than the evaluator allows.
@@ -429,7 +436,6 @@ private:
 
   // -D values (Evaluator.cpp).
   void parseDefines();
-  Ref takeDefine(llvm::StringRef name);
 
   TileSource &source;
   mlir::ModuleOp module;

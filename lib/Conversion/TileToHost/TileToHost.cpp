@@ -11,7 +11,11 @@
 #include "tilec/Dialect/Tile/IR/TileOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/FunctionCallUtils.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -205,6 +209,84 @@ LogicalResult HostLowering::run() {
   return failure(leftover.wasInterrupted());
 }
 
+/// The kernels' prints (T.print) as calls of C's printf, each format a
+/// private global string.
+LogicalResult lowerPrints(ModuleOp module, StringRef symbolPrefix) {
+  SmallVector<gpu::PrintfOp> prints;
+  module.walk([&](gpu::PrintfOp op) { prints.push_back(op); });
+  if (prints.empty())
+    return success();
+  OpBuilder mb = OpBuilder::atBlockEnd(module.getBody());
+  auto ptr = LLVM::LLVMPointerType::get(module.getContext());
+  FailureOr<LLVM::LLVMFuncOp> printf = LLVM::lookupOrCreateFn(
+      mb, module, "printf", {ptr}, mb.getI32Type(), /*isVarArg=*/true);
+  if (failed(printf))
+    return module.emitError() << "'printf' is declared with another type";
+  for (auto [i, op] : llvm::enumerate(prints)) {
+    OpBuilder b(op);
+    std::string format = op.getFormat().str();
+    format.push_back('\0');
+    Value text = LLVM::createGlobalString(
+        op.getLoc(), b, (symbolPrefix + "printf_format_" + Twine(i)).str(),
+        format, LLVM::Linkage::Private);
+    SmallVector<Value> args{text};
+    llvm::append_range(args, op.getArgs());
+    LLVM::CallOp::create(b, op.getLoc(), *printf, args);
+    op.erase();
+  }
+  return success();
+}
+
+/// The kernels' assertions (T.device_assert) as a check that, where the
+/// condition is false, flushes what was printed, writes the message with
+/// its source line to stderr and aborts, as C's assert does.
+LogicalResult lowerAsserts(ModuleOp module, StringRef symbolPrefix) {
+  SmallVector<cf::AssertOp> asserts;
+  module.walk([&](cf::AssertOp op) { asserts.push_back(op); });
+  if (asserts.empty())
+    return success();
+  MLIRContext *context = module.getContext();
+  OpBuilder mb = OpBuilder::atBlockEnd(module.getBody());
+  auto ptr = LLVM::LLVMPointerType::get(context);
+  auto voidType = LLVM::LLVMVoidType::get(context);
+  FailureOr<LLVM::LLVMFuncOp> fflush =
+      LLVM::lookupOrCreateFn(mb, module, "fflush", {ptr}, mb.getI32Type());
+  FailureOr<LLVM::LLVMFuncOp> write = LLVM::lookupOrCreateFn(
+      mb, module, "write", {mb.getI32Type(), ptr, mb.getI64Type()},
+      mb.getI64Type());
+  FailureOr<LLVM::LLVMFuncOp> abort =
+      LLVM::lookupOrCreateFn(mb, module, "abort", {}, voidType);
+  if (failed(fflush) || failed(write) || failed(abort))
+    return module.emitError()
+           << "'fflush', 'write' or 'abort' is declared with another type";
+  for (auto [i, op] : llvm::enumerate(asserts)) {
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    std::string message;
+    if (auto file = dyn_cast<FileLineColLoc>(loc))
+      message =
+          (file.getFilename().strref() + ":" + Twine(file.getLine()) + ": ")
+              .str();
+    message += op.getMsg().str() + "\n";
+    Value failing = arith::XOrIOp::create(
+        b, loc, op.getArg(), arith::ConstantIntOp::create(b, loc, 1, 1));
+    auto ifOp = scf::IfOp::create(b, loc, failing, /*withElseRegion=*/false);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    Value text = LLVM::createGlobalString(
+        loc, b, (symbolPrefix + "assert_message_" + Twine(i)).str(), message,
+        LLVM::Linkage::Private);
+    Value null = LLVM::ZeroOp::create(b, loc, ptr);
+    LLVM::CallOp::create(b, loc, *fflush, ValueRange{null});
+    Value stderrFd = arith::ConstantIntOp::create(b, loc, 2, 32);
+    Value length =
+        arith::ConstantIntOp::create(b, loc, int64_t(message.size()), 64);
+    LLVM::CallOp::create(b, loc, *write, ValueRange{stderrFd, text, length});
+    LLVM::CallOp::create(b, loc, *abort, ValueRange{});
+    op.erase();
+  }
+  return success();
+}
+
 struct ConvertTileToHostPass
     : public tilec::impl::ConvertTileToHostBase<ConvertTileToHostPass> {
   using ConvertTileToHostBase::ConvertTileToHostBase;
@@ -214,6 +296,9 @@ struct ConvertTileToHostPass
          llvm::make_early_inc_range(getOperation().getOps<func::FuncOp>()))
       if (failed(HostLowering(func, symbolPrefix).run()))
         return signalPassFailure();
+    if (failed(lowerPrints(getOperation(), symbolPrefix)) ||
+        failed(lowerAsserts(getOperation(), symbolPrefix)))
+      return signalPassFailure();
   }
 };
 
