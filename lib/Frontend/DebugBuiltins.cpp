@@ -105,23 +105,23 @@ static void printElements(Evaluator &eval, SMLoc loc, StringRef msg,
   mlir::Location at = eval.getLoc(loc);
   auto type = mlir::cast<mlir::MemRefType>(memref.getType());
   mlir::OpBuilder::InsertionGuard guard(b);
+  // The extents, run-time ones included (a tensor of T.dynamic shape).
+  llvm::SmallVector<mlir::Value> extents;
+  for (int64_t dim = 0; dim < type.getRank(); ++dim)
+    extents.push_back(b.createOrFold<mlir::memref::DimOp>(at, memref, dim));
   llvm::SmallVector<mlir::Value> indices;
-  for (int64_t extent : type.getShape()) {
+  for (mlir::Value extent : extents) {
     auto loop = mlir::scf::ForOp::create(
-        b, at, arith::ConstantIndexOp::create(b, at, 0),
-        arith::ConstantIndexOp::create(b, at, extent),
+        b, at, arith::ConstantIndexOp::create(b, at, 0), extent,
         arith::ConstantIndexOp::create(b, at, 1));
     b.setInsertionPoint(loop.getBody()->getTerminator());
     indices.push_back(loop.getInductionVar());
   }
   // The flat index, as TileLang prints it.
   mlir::Value flat = arith::ConstantIndexOp::create(b, at, 0);
-  for (auto [extent, iv] : llvm::zip(type.getShape(), indices))
+  for (auto [extent, iv] : llvm::zip(extents, indices))
     flat = arith::AddIOp::create(
-        b, at,
-        arith::MulIOp::create(b, at, flat,
-                              arith::ConstantIndexOp::create(b, at, extent)),
-        iv);
+        b, at, arith::MulIOp::create(b, at, flat, extent), iv);
   mlir::Value element = mlir::memref::LoadOp::create(b, at, memref, indices);
   auto [value, conversion] = printfArgument(b, at, element, buffer.dtype);
   std::string suffix = "buffer=" + escapePercent(buffer.name) +
