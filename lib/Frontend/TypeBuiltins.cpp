@@ -147,12 +147,20 @@ static Ref reshape(Evaluator &eval, const CallArgs &call, StringRef name) {
     spec->shape = source->shape;
   } else {
     for (const Ref &extent : asSequence((*args)[1])) {
-      if (!getConstInt(extent))
+      std::optional<int64_t> value = getConstInt(extent);
+      if (!value)
         return eval.error(args->loc(1), "the extents of a view are "
                                         "compile-time integers, got a " +
                                             getTypeName(*extent));
+      if (*value <= 0 || *value > (int64_t(1) << 40))
+        return eval.error(args->loc(1),
+                          "the extents of a view are positive and below "
+                          "2^40, got " +
+                              llvm::Twine(*value));
       spec->shape.push_back(extent);
     }
+    if (spec->shape.empty())
+      return eval.error(args->loc(1), "a view needs at least one dimension");
   }
   return makeView(eval, *source, *spec, call.loc);
 }
