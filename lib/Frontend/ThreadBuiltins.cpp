@@ -180,13 +180,25 @@ static Ref getWarpGroupIdx(Evaluator &eval, const CallArgs &call) {
   return threadPart(eval, call.loc, *warp * *warps, std::nullopt);
 }
 
+/// Fails with a message unless outside T.Parallel: a barrier is the
+/// threads', which a parallel loop's elements are not.
+static bool outsideParallel(Evaluator &eval, SMLoc loc, StringRef what) {
+  if (!eval.getEmitter().insideParallel())
+    return true;
+  eval.error(loc, what + " inside T.Parallel is not supported: a barrier "
+                         "is met by threads, not by elements; put it "
+                         "before or after the loop");
+  return false;
+}
+
 /// T.sync_threads(barrier_id=None, arrive_count=None): a barrier of the
 /// whole block, or with a count below the block's threads a named barrier
 /// among that many, whole warps (those that take a branch together).
 static Ref syncThreads(Evaluator &eval, const CallArgs &call) {
   std::optional<Args> args =
       bindArgs(eval, call, "T.sync_threads", {"barrier_id", "arrive_count"}, 0);
-  if (!args || !eval.requireKernel(call.loc, "T.sync_threads"))
+  if (!args || !eval.requireKernel(call.loc, "T.sync_threads") ||
+      !outsideParallel(eval, call.loc, "T.sync_threads"))
     return poison();
   int64_t threads = 1;
   for (int64_t extent : eval.kernelThreads())
@@ -234,7 +246,8 @@ static Ref syncThreads(Evaluator &eval, const CallArgs &call) {
 /// them.
 static Ref syncWarp(Evaluator &eval, const CallArgs &call) {
   std::optional<Args> args = bindArgs(eval, call, "T.sync_warp", {"mask"}, 0);
-  if (!args || !eval.requireKernel(call.loc, "T.sync_warp"))
+  if (!args || !eval.requireKernel(call.loc, "T.sync_warp") ||
+      !outsideParallel(eval, call.loc, "T.sync_warp"))
     return poison();
   if (args->has(0)) {
     std::optional<int64_t> mask =

@@ -105,19 +105,17 @@ func.func @barrier_in_while(%out: memref<64xf32>, %flag: memref<i1>) {
 
 // A value computed before a barrier under the condition and used after it
 // must be a number, which the threads that skip the branch take as zero.
-func.func @buffer_across_barrier(%out: memref<64xf32>) {
-  %c0 = arith.constant 0 : index
+func.func @vector_across_barrier(%out: memref<64xf32>) {
   %c1 = arith.constant 1 : index
   %c32 = arith.constant 32 : index
-  %x = arith.constant 1.0 : f32
   tile.kernel blocks(%bx) in (%c1) threads(64) {
     %tid = gpu.thread_id x upper_bound 64
     %low = arith.cmpi ult, %tid, %c32 : index
     scf.if %low {
-      // expected-error@+1 {{on a target that runs a block on one thread, a barrier under a condition that differs between threads cannot follow a value of type 'memref<4xf32>' computed under it}}
-      %buffer = memref.alloca() : memref<4xf32>
+      // expected-error@+1 {{on a target that runs a block on one thread, a barrier under a condition that differs between threads cannot follow a value of type 'vector<2xf32>' computed under it}}
+      %pair = vector.load %out[%tid] : memref<64xf32>, vector<2xf32>
       tile.named_barrier 1, 32
-      memref.store %x, %buffer[%c0] : memref<4xf32>
+      vector.store %pair, %out[%tid] : memref<64xf32>, vector<2xf32>
     }
   }
   return

@@ -69,8 +69,8 @@ bool endsStretch(Operation *op) {
 /// Moves `ops` (consecutive, in order) into an `scf.if` on `condition`
 /// before `before`, which yields the values they compute that other ops
 /// use (a zero where the condition is false, which those uses, guarded by
-/// the same condition, never see). Side-effect-free ops on values from
-/// outside stay unguarded.
+/// the same condition, never see). Side-effect-free ops and allocations
+/// on values from outside stay unguarded.
 LogicalResult guard(ArrayRef<Operation *> ops, Value condition,
                     Operation *before) {
   OpBuilder b(before);
@@ -82,7 +82,10 @@ LogicalResult guard(ArrayRef<Operation *> ops, Value condition,
       return !def || !moved.contains(def) ||
              def->getBlock() == before->getBlock();
     });
-    if (op->getNumRegions() == 0 && isMemoryEffectFree(op) && fromOutside) {
+    // A thread's own buffer is made for every thread alike.
+    bool allocation = isa<AllocLocalOp, AllocVarOp, memref::AllocaOp>(op);
+    if (op->getNumRegions() == 0 && (isMemoryEffectFree(op) || allocation) &&
+        fromOutside) {
       op->moveBefore(before);
       continue;
     }
