@@ -339,8 +339,19 @@ def TileSerializeThreads : Pass<"tile-serialize-threads",
     that several stretches use get a copy per thread, and values that one
     stretch computes and another uses are kept per thread in memory.
 
-    What one thread cannot run for all is an error: a barrier or shuffle
-    under a condition or loop bound that differs between threads, a
+    Barriers among part of the block (`tile.named_barrier`,
+    `tile.warp_barrier`) are barriers of the block here. An `scf.if` whose
+    condition differs between threads and which holds them is split
+    first: each such barrier comes out of it, the statements between
+    barriers go under the condition (values that later ones use come out
+    as results, zero where the condition is false), loops there run for
+    every thread with their bodies under the condition, and `if`s there
+    take the conjunction of both conditions.
+
+    What one thread cannot run for all is an error: a block barrier or
+    shuffle under a condition or loop bound that differs between threads,
+    a partial barrier in the `else` of such a condition or in a `while`
+    under it, a
     block-wide statement that uses a value that differs between threads,
     and a thread's own buffer that block-wide statements use as well.
   }];
