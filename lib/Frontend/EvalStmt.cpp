@@ -15,6 +15,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/SaveAndRestore.h"
 
 using namespace tilec::frontend;
@@ -31,6 +32,18 @@ Evaluator::Flow Evaluator::execBlock(const Block &block) {
   mlir::OpBuilder::InsertionGuard guard(builder);
   size_t depth = enclosingLoops.size();
   bool inKernelLoop = depth != 0 && !enclosingLoops.back().compileTime;
+  // What the guarded statements bind or read is theirs, as in a run-time
+  // if: it does not reach past the block.
+  std::optional<unsigned> guardDepth;
+  std::shared_ptr<Scope> blockScope = scope;
+  auto closeGuards = llvm::make_scope_exit([&] {
+    if (!guardDepth)
+      return;
+    regionDepth = *guardDepth;
+    variableReads.clear();
+    for (auto &[name, loc] : blockScope->popRegion(*guardDepth))
+      expiredNames[name] = loc;
+  });
   for (auto [i, stmt] : llvm::enumerate(block)) {
     if (source.tooManyErrors())
       return Flow::Normal;
@@ -49,6 +62,10 @@ Evaluator::Flow Evaluator::execBlock(const Block &block) {
     mlir::scf::IfOp ifOp =
         emitter.emitIf(goOn, /*withElse=*/false, block[i + 1]->getLoc());
     builder.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    if (!guardDepth)
+      guardDepth = regionDepth;
+    ++regionDepth;
+    variableReads.clear();
   }
   return Flow::Normal;
 }
