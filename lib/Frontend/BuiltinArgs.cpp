@@ -116,6 +116,14 @@ std::optional<bool> tilec::frontend::constBoolArg(Evaluator &eval,
   return std::nullopt;
 }
 
+std::optional<bool> tilec::frontend::boolArg(Evaluator &eval, const Args &args,
+                                             size_t i, StringRef what,
+                                             bool fallback) {
+  if (!args.has(i))
+    return fallback;
+  return constBoolArg(eval, args[i], args.loc(i), what);
+}
+
 std::shared_ptr<const BufferObject> tilec::frontend::bufferArg(Evaluator &eval,
                                                                const Ref &arg,
                                                                SMLoc loc,

@@ -115,6 +115,10 @@ std::optional<unsigned> dimensionArg(Evaluator &eval, const Args &args,
 /// std::nullopt also for an argument not given.
 std::optional<bool> constBoolArg(Evaluator &eval, const Ref &arg,
                                  llvm::SMLoc loc, llvm::StringRef what);
+/// Argument `i`, a compile-time bool, or `fallback` when not given;
+/// std::nullopt after an error naming `what`.
+std::optional<bool> boolArg(Evaluator &eval, const Args &args, size_t i,
+                            llvm::StringRef what, bool fallback);
 /// A whole buffer argument of a tile primitive.
 std::shared_ptr<const BufferObject> bufferArg(Evaluator &eval, const Ref &arg,
                                               llvm::SMLoc loc,

@@ -84,13 +84,6 @@ static Ref emitStagedReduce(Evaluator &eval, const CallArgs &call,
     }
     return emitter.emitAlloc(scope, type.getShape(), element, call.loc);
   };
-  auto copyWhole = [&](mlir::Value from, mlir::Value to) {
-    auto type = mlir::cast<mlir::MemRefType>(from.getType());
-    llvm::SmallVector<int64_t> zeros(type.getRank(), 0);
-    llvm::SmallVector<int64_t> extents(type.getShape());
-    emitter.emitCopy({from, {}, zeros, extents}, {to, {}, zeros, extents},
-                     call.loc);
-  };
   bool sharedSource = src->scope == tile::MemoryScope::Shared;
   bool permutedSource = false;
   mlir::Value source = src->memref;
@@ -125,7 +118,7 @@ static Ref emitStagedReduce(Evaluator &eval, const CallArgs &call,
               dst->dtype.type, "source", args.loc(0));
     if (!staged)
       return poison();
-    copyWhole(source, staged);
+    emitter.emitWholeCopy(source, staged, call.loc);
     source = staged;
   }
   // The result's home: the result itself, or, for a fragment result of
@@ -140,7 +133,7 @@ static Ref emitStagedReduce(Evaluator &eval, const CallArgs &call,
     if (!home)
       return poison();
     if (!clearFirst)
-      copyWhole(dst->memref, home);
+      emitter.emitWholeCopy(dst->memref, home, call.loc);
   }
   mlir::Value result = home;
   bool sharedResult = homeInShared || dst->scope == tile::MemoryScope::Shared;
@@ -150,13 +143,13 @@ static Ref emitStagedReduce(Evaluator &eval, const CallArgs &call,
     if (!result)
       return poison();
     if (!clearFirst)
-      copyWhole(home, result);
+      emitter.emitWholeCopy(home, result, call.loc);
   }
   emitter.emitReduce(kind, source, result, dim, clearFirst, call.loc);
   if (sharedResult)
-    copyWhole(result, home);
+    emitter.emitWholeCopy(result, home, call.loc);
   if (homeInShared)
-    copyWhole(home, dst->memref);
+    emitter.emitWholeCopy(home, dst->memref, call.loc);
   return none();
 }
 

@@ -65,6 +65,21 @@ static std::string escapePercent(StringRef text) {
   return escaped;
 }
 
+/// Argument `i`, the message of T.print or T.device_assert: a string,
+/// empty when not given; std::nullopt after an error.
+static std::optional<std::string> msgArg(Evaluator &eval, const Args &args,
+                                         size_t i) {
+  if (!args.has(i))
+    return std::string();
+  auto *text = llvm::dyn_cast<StrObject>(args[i].get());
+  if (!text) {
+    eval.error(args.loc(i),
+               "msg must be a string, got a " + getTypeName(*args[i]));
+    return std::nullopt;
+  }
+  return text->value;
+}
+
 /// Emits one print of `suffix` (a format with `args`) after the block and
 /// thread indices, as TileLang's debug prints name them.
 static void emitPrint(Evaluator &eval, SMLoc loc, StringRef msg,
@@ -76,23 +91,22 @@ static void emitPrint(Evaluator &eval, SMLoc loc, StringRef msg,
     return arith::IndexCastOp::create(b, at, b.getI64Type(),
                                       eval.materializeIndex(ref, loc));
   };
-  std::string format = "msg='" + escapePercent(msg) + "' BlockIdx=(";
-  for (unsigned dim = 0; dim < 3; ++dim) {
-    format += dim ? ", %lld" : "%lld";
-    if (eval.kernelGridRank() > dim)
-      operands.push_back(index(eval.blockIndex(dim, loc)));
-    else
-      operands.push_back(arith::ConstantIntOp::create(b, at, 0, 64));
-  }
-  format += "), ThreadIdx=(";
-  for (unsigned dim = 0; dim < 3; ++dim) {
-    format += dim ? ", %lld" : "%lld";
-    if (eval.kernelThreads().size() > dim)
-      operands.push_back(index(eval.threadIndex(dim, loc)));
-    else
-      operands.push_back(arith::ConstantIntOp::create(b, at, 0, 64));
-  }
-  format += "): " + suffix.str() + "\n";
+  std::string format = "msg='" + escapePercent(msg) + "'";
+  // Three indices, 0 past the kernel's dimensions.
+  auto appendIndices = [&](StringRef what, unsigned rank,
+                           llvm::function_ref<Ref(unsigned)> indexOf) {
+    format += (" " + what + "=(%lld, %lld, %lld)").str();
+    for (unsigned dim = 0; dim < 3; ++dim)
+      operands.push_back(
+          dim < rank ? index(indexOf(dim)).getResult()
+                     : arith::ConstantIntOp::create(b, at, 0, 64).getResult());
+  };
+  appendIndices("BlockIdx", eval.kernelGridRank(),
+                [&](unsigned dim) { return eval.blockIndex(dim, loc); });
+  format += ",";
+  appendIndices("ThreadIdx", eval.kernelThreads().size(),
+                [&](unsigned dim) { return eval.threadIndex(dim, loc); });
+  format += ": " + suffix.str() + "\n";
   llvm::append_range(operands, args);
   mlir::gpu::PrintfOp::create(b, at, b.getStringAttr(format), operands);
 }
@@ -141,14 +155,10 @@ static Ref print(Evaluator &eval, const CallArgs &call) {
       eval, call, "T.print", {"obj", "msg", "warp_group_id", "warp_id"}, 0);
   if (!args || !eval.requireKernel(call.loc, "T.print"))
     return poison();
-  std::string msg;
-  if (args->has(1)) {
-    auto *text = llvm::dyn_cast<StrObject>((*args)[1].get());
-    if (!text)
-      return eval.error(args->loc(1), "msg must be a string, got a " +
-                                          getTypeName(*(*args)[1]));
-    msg = text->value;
-  }
+  std::optional<std::string> given = msgArg(eval, *args, 1);
+  if (!given)
+    return poison();
+  std::string msg = *given;
   int64_t printer = 0;
   for (unsigned i : {2u, 3u}) {
     if (!args->has(i))
@@ -193,14 +203,7 @@ static Ref print(Evaluator &eval, const CallArgs &call) {
           type.getElementType(), call.loc);
       if (!shared)
         return poison();
-      auto whole = [&](mlir::Value memref) {
-        CopyRegion region;
-        region.memref = memref;
-        region.staticOffsets.assign(type.getRank(), 0);
-        region.extents.assign(type.getShape().begin(), type.getShape().end());
-        return region;
-      };
-      eval.getEmitter().emitCopy(whole(source), whole(shared), call.loc);
+      eval.getEmitter().emitWholeCopy(source, shared, call.loc);
       source = shared;
     }
     Ref thread = eval.linearThreadIndex(call.loc);
@@ -241,15 +244,10 @@ static Ref deviceAssert(Evaluator &eval, const CallArgs &call) {
                                       {"condition", "msg", "no_stack_info"}, 1);
   if (!args || !eval.requireKernel(call.loc, "T.device_assert"))
     return poison();
-  std::string msg = "T.device_assert failed";
-  if (args->has(1)) {
-    auto *text = llvm::dyn_cast<StrObject>((*args)[1].get());
-    if (!text)
-      return eval.error(args->loc(1), "msg must be a string, got a " +
-                                          getTypeName(*(*args)[1]));
-    if (!text->value.empty())
-      msg = text->value;
-  }
+  std::optional<std::string> given = msgArg(eval, *args, 1);
+  if (!given)
+    return poison();
+  std::string msg = given->empty() ? "T.device_assert failed" : *given;
   Ref condition = eval.load((*args)[0], args->loc(0));
   if (isPoison(condition))
     return condition;

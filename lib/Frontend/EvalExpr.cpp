@@ -541,13 +541,13 @@ Ref Evaluator::evalBoolOp(const BoolOpExpr &expr) {
     }
     if (guard) {
       bool shortCircuit =
-          cond && llvm::any_of(*evaluated, [](mlir::Operation &op) {
-            bool needed = false;
-            op.walk([&](mlir::Operation *inner) {
-              needed |= needsShortCircuit(inner);
-            });
-            return needed;
-          });
+          cond && evaluated
+                      ->walk([](mlir::Operation *op) {
+                        return needsShortCircuit(op)
+                                   ? mlir::WalkResult::interrupt()
+                                   : mlir::WalkResult::advance();
+                      })
+                      .wasInterrupted();
       mlir::Location loc = getLoc(operandExpr->getLoc());
       if (shortCircuit) {
         mlir::OpBuilder::InsertionGuard insertion(builder);

@@ -291,14 +291,10 @@ static Ref copy(Evaluator &eval, const CallArgs &call) {
       return eval.error(args->loc(4), "eviction_policy is \"evict_normal\", "
                                       "\"evict_first\" or \"evict_last\"");
   }
-  bool noTma = false;
-  if (args->has(2)) {
-    std::optional<bool> disable =
-        constBoolArg(eval, (*args)[2], args->loc(2), "disable_tma");
-    if (!disable)
-      return poison();
-    noTma = *disable;
-  }
+  std::optional<bool> noTma =
+      boolArg(eval, *args, 2, "disable_tma", /*fallback=*/false);
+  if (!noTma)
+    return poison();
   std::optional<Region> src =
       regionArg(eval, (*args)[0], args->loc(0), "the source");
   std::optional<Region> dst =
@@ -334,7 +330,7 @@ static Ref copy(Evaluator &eval, const CallArgs &call) {
   splitOffsets(eval, dst->offsets, args->loc(1), dstRegion.dynamicOffsets,
                dstRegion.staticOffsets);
   dstRegion.extents = dstExtents;
-  eval.getEmitter().emitCopy(srcRegion, dstRegion, call.loc, noTma);
+  eval.getEmitter().emitCopy(srcRegion, dstRegion, call.loc, *noTma);
   return none();
 }
 
@@ -456,14 +452,10 @@ static Ref atomic(Evaluator &eval, const CallArgs &call,
                                 "follow: the tile is ") +
                         (add ? "added element by element with atomic adds"
                              : "combined element by element with atomics"));
-  bool returnPrevious = false;
-  if (args->has(3)) {
-    std::optional<bool> value =
-        constBoolArg(eval, (*args)[3], args->loc(3), "return_prev");
-    if (!value)
-      return poison();
-    returnPrevious = *value;
-  }
+  std::optional<bool> returnPrevious =
+      boolArg(eval, *args, 3, "return_prev", /*fallback=*/false);
+  if (!returnPrevious)
+    return poison();
   auto *dst = llvm::dyn_cast<AccessObject>((*args)[0].get());
   if (!dst)
     return eval.error(args->loc(0),
@@ -474,7 +466,7 @@ static Ref atomic(Evaluator &eval, const CallArgs &call,
   if (tile && tile->isVar)
     tile = nullptr;
   std::optional<llvm::SmallVector<int64_t>> extents;
-  if (returnPrevious && (tile || !dst->isElement()))
+  if (*returnPrevious && (tile || !dst->isElement()))
     return eval.error(args->loc(3), "return_prev=True gives the previous "
                                     "value of one element: the destination "
                                     "is an element and the value a scalar");
@@ -528,8 +520,8 @@ static Ref atomic(Evaluator &eval, const CallArgs &call,
   }
   mlir::Value previous =
       eval.getEmitter().emitAtomic(kind, value, dst->buffer->memref, indices,
-                                   extents, returnPrevious, call.loc);
-  if (!returnPrevious)
+                                   extents, *returnPrevious, call.loc);
+  if (!*returnPrevious)
     return none();
   if (!previous)
     return poison();

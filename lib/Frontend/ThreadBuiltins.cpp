@@ -220,12 +220,14 @@ static Ref syncThreads(Evaluator &eval, const CallArgs &call) {
         constIntArg(eval, (*args)[1], args->loc(1), "the arrive count");
     if (!value)
       return poison();
-    if (*value <= 0 || *value > threads || *value % 32 != 0)
-      return eval.error(
-          args->loc(1),
-          "a barrier waits for whole warps of the block's " +
-              std::to_string(threads) + " threads: " + std::to_string(*value) +
-              " is not a multiple of 32 up to " + std::to_string(threads));
+    int64_t warp = eval.getOptions().warpSize;
+    if (*value <= 0 || *value > threads || *value % warp != 0)
+      return eval.error(args->loc(1),
+                        "a barrier waits for whole warps of the block's " +
+                            std::to_string(threads) +
+                            " threads: " + std::to_string(*value) +
+                            " is not a multiple of " + std::to_string(warp) +
+                            " up to " + std::to_string(threads));
     count = *value;
   }
   mlir::OpBuilder &b = eval.getBuilder();

@@ -281,6 +281,13 @@ void TileEmitter::emitCopy(const CopyRegion &src, const CopyRegion &dst,
   verifyNewOp(op);
 }
 
+void TileEmitter::emitWholeCopy(mlir::Value src, mlir::Value dst, SMLoc loc) {
+  auto type = mlir::cast<mlir::MemRefType>(src.getType());
+  llvm::SmallVector<int64_t> zeros(type.getRank(), 0);
+  llvm::SmallVector<int64_t> extents(type.getShape());
+  emitCopy({src, {}, zeros, extents}, {dst, {}, zeros, extents}, loc);
+}
+
 void TileEmitter::emitGemm(mlir::Value a, mlir::Value b, mlir::Value c,
                            bool transposeA, bool transposeB,
                            tile::GemmWarpPolicy policy, bool clearAccum,

@@ -124,10 +124,10 @@ static Ref tensorSpec(Evaluator &eval, const CallArgs &call, StringRef name) {
 /// T.reshape(src, shape) and T.view(src, shape=None, dtype=None): `src`
 /// seen with another shape.
 static Ref reshape(Evaluator &eval, const CallArgs &call, StringRef name) {
+  bool isView = name == "T.view";
   std::optional<Args> args =
-      name == "T.reshape"
-          ? bindArgs(eval, call, name, {"src", "shape"}, 2)
-          : bindArgs(eval, call, name, {"src", "shape", "dtype"}, 1);
+      isView ? bindArgs(eval, call, name, {"src", "shape", "dtype"}, 1)
+             : bindArgs(eval, call, name, {"src", "shape"}, 2);
   if (!args)
     return poison();
   auto source = bufferArg(eval, (*args)[0], args->loc(0),
@@ -136,7 +136,7 @@ static Ref reshape(Evaluator &eval, const CallArgs &call, StringRef name) {
     return poison();
   auto spec = std::make_shared<TensorSpecObject>();
   spec->dtype = source->dtype;
-  if (args->values.size() > 2 && args->has(2)) {
+  if (isView && args->has(2)) {
     std::optional<DType> dtype =
         eval.getDType((*args)[2], args->loc(2), "the view");
     if (!dtype)

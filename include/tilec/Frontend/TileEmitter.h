@@ -118,6 +118,9 @@ public:
   /// A copy; `noTma` keeps it off the bulk tensor copy engine.
   void emitCopy(const CopyRegion &src, const CopyRegion &dst, llvm::SMLoc loc,
                 bool noTma = false);
+  /// A copy of the whole of `src`, of static shape, into `dst` of its
+  /// shape.
+  void emitWholeCopy(mlir::Value src, mlir::Value dst, llvm::SMLoc loc);
   void emitGemm(mlir::Value a, mlir::Value b, mlir::Value c, bool transposeA,
                 bool transposeB, tile::GemmWarpPolicy policy, bool clearAccum,
                 llvm::SMLoc loc);
