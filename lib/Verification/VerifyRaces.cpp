@@ -501,14 +501,17 @@ Proof RaceVerifier::ask(const Write &first, const Write &second,
       return Proof::Unknown;
     unordered = f.logicalNot(f.eq(*thread, other(*thread)));
     if (concurrency.warps != WarpRelation::Any) {
-      // Warps are runs of 32 of the block's linear thread index, which
-      // only a one-dimensional block's thread variable is.
+      // Warps are runs of the target's warp size of the block's linear
+      // thread index, which only a one-dimensional block's thread
+      // variable is.
+      KernelOp kernelOp = kernel.getKernel();
       std::optional<Formula> linear = f.threadIndex();
-      if (kernel.getKernel().getThreads().size() != 1 || !linear ||
+      if (kernelOp.getThreads().size() != 1 || !linear ||
           thread->variables != linear->variables)
         return Proof::Unknown;
+      int64_t warp = TargetAttr::lookup(kernelOp).getWarpSize();
       Formula sameWarp =
-          f.eq(f.floorDiv(*thread, 32), f.floorDiv(other(*thread), 32));
+          f.eq(f.floorDiv(*thread, warp), f.floorDiv(other(*thread), warp));
       unordered =
           f.logicalAnd(unordered, concurrency.warps == WarpRelation::Same
                                       ? sameWarp

@@ -521,10 +521,11 @@ LogicalResult NamedBarrierOp::verify() {
     return emitOpError() << "waits for " << getCount()
                          << " threads, more than the block's "
                          << kernel.getNumThreads();
-  if (getCount() % 32 != 0)
+  int64_t warp = TargetAttr::lookup(*this).getWarpSize();
+  if (getCount() % warp != 0)
     return emitOpError() << "waits for " << getCount()
-                         << " threads, which is not a multiple of 32 (whole "
-                            "warps arrive)";
+                         << " threads, which is not a multiple of " << warp
+                         << " (whole warps arrive)";
   return success();
 }
 

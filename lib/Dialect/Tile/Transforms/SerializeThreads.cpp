@@ -119,26 +119,27 @@ LogicalResult guard(ArrayRef<Operation *> ops, Value condition,
   }
   auto ifOp = scf::IfOp::create(b, loc, types, condition,
                                 /*withElseRegion=*/!types.empty());
-  // Without results, the if comes with its terminator.
-  if (types.empty())
-    for (Operation *op : guarded)
-      op->moveBefore(ifOp.thenBlock()->getTerminator());
+  // Without results, the if comes with its terminator; with them, the
+  // yields come after the ops.
+  Block *then = ifOp.thenBlock();
+  Block::iterator end =
+      types.empty() ? then->getTerminator()->getIterator() : then->end();
+  for (Operation *op : guarded)
+    op->moveBefore(then, end);
   // Uses outside take the if's results (before its yield uses the values).
   for (auto [value, result] : llvm::zip(escaping, ifOp.getResults()))
     value.replaceUsesWithIf(
         result, [&](OpOperand &use) { return !isInside(use.getOwner()); });
-  if (!types.empty()) {
-    for (Operation *op : guarded)
-      op->moveBefore(ifOp.thenBlock(), ifOp.thenBlock()->end());
-    OpBuilder thenBuilder = OpBuilder::atBlockEnd(ifOp.thenBlock());
-    scf::YieldOp::create(thenBuilder, loc, escaping);
-    OpBuilder elseBuilder = OpBuilder::atBlockEnd(ifOp.elseBlock());
-    SmallVector<Value> zeros;
-    for (Type type : types)
-      zeros.push_back(arith::ConstantOp::create(
-          elseBuilder, loc, cast<TypedAttr>(elseBuilder.getZeroAttr(type))));
-    scf::YieldOp::create(elseBuilder, loc, zeros);
-  }
+  if (types.empty())
+    return success();
+  OpBuilder thenBuilder = OpBuilder::atBlockEnd(then);
+  scf::YieldOp::create(thenBuilder, loc, escaping);
+  OpBuilder elseBuilder = OpBuilder::atBlockEnd(ifOp.elseBlock());
+  SmallVector<Value> zeros;
+  for (Type type : types)
+    zeros.push_back(arith::ConstantOp::create(
+        elseBuilder, loc, cast<TypedAttr>(elseBuilder.getZeroAttr(type))));
+  scf::YieldOp::create(elseBuilder, loc, zeros);
   return success();
 }
 
@@ -219,24 +220,25 @@ LogicalResult distribute(scf::IfOp ifOp) {
 }
 
 /// Distributes every `if` on a condition that differs between threads
-/// around barriers among part of the block.
+/// around barriers among part of the block, outermost first, until none
+/// is left (the branches in one may hold barriers still).
 LogicalResult distributeDivergentBranches(KernelOp kernel) {
-  SmallVector<scf::IfOp> branches;
-  kernel.walk<WalkOrder::PreOrder>([&](scf::IfOp ifOp) {
-    if (variesAcrossThreads(ifOp.getCondition()) &&
-        holds(ifOp, isPartialBarrier)) {
-      branches.push_back(ifOp);
-      return WalkResult::skip();
-    }
-    return WalkResult::advance();
-  });
-  for (scf::IfOp ifOp : branches)
-    if (failed(distribute(ifOp)))
-      return failure();
-  // Branches inside those are outermost now, if any hold barriers still.
-  if (!branches.empty())
-    return distributeDivergentBranches(kernel);
-  return success();
+  while (true) {
+    SmallVector<scf::IfOp> branches;
+    kernel.walk<WalkOrder::PreOrder>([&](scf::IfOp ifOp) {
+      if (variesAcrossThreads(ifOp.getCondition()) &&
+          holds(ifOp, isPartialBarrier)) {
+        branches.push_back(ifOp);
+        return WalkResult::skip();
+      }
+      return WalkResult::advance();
+    });
+    if (branches.empty())
+      return success();
+    for (scf::IfOp ifOp : branches)
+      if (failed(distribute(ifOp)))
+        return failure();
+  }
 }
 
 class KernelSerializer {
