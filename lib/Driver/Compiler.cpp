@@ -67,6 +67,7 @@ static void addLayoutPipeline(PassManager &pm, const CompileOptions &options) {
   OpPassManager &fpm = pm.nest<func::FuncOp>();
   tile::TilePipelineOptions pipeline;
   pipeline.registerStages = !options.useAsyncCopies();
+  fpm.addPass(tile::createTileVerifyCollectives());
   fpm.addPass(tile::createTilePipeline(pipeline));
   fpm.addPass(tile::createTileLowerCopies());
   fpm.addPass(tile::createTileInferLayouts());
@@ -234,6 +235,7 @@ static void addHostLoopPipeline(PassManager &pm,
                                 const CompileOptions &options) {
   OpPassManager &fpm = pm.nest<func::FuncOp>();
   // No target attribute: the generic target, without bulk copies.
+  fpm.addPass(tile::createTileVerifyCollectives());
   fpm.addPass(tile::createTileLowerCopies());
   fpm.addPass(tile::createTileSerializeThreads());
   fpm.addPass(tile::createTileSequentialize());

@@ -1034,3 +1034,32 @@ void TileDialect::registerOps() {
 #include "tilec/Dialect/Tile/IR/TileOps.cpp.inc"
       >();
 }
+
+//===----------------------------------------------------------------------===//
+// CollectiveOpInterface
+//===----------------------------------------------------------------------===//
+
+// Each thread has its own local buffers, so an op that writes one is run
+// in full by every thread that reaches it.
+
+static bool isLocal(Value buffer) {
+  return isInScope(buffer.getType(), MemoryScope::Local);
+}
+
+bool CopyOp::isCollective() { return !isLocal(getDest()); }
+
+bool FillOp::isCollective() { return !isLocal(getBuffer()); }
+
+bool ClearOp::isCollective() { return !isLocal(getBuffer()); }
+
+bool ReduceOp::isCollective() { return !isLocal(getDest()); }
+
+bool AtomicOp::isCollective() { return isa<MemRefType>(getValue().getType()); }
+
+bool ParallelOp::isCollective() {
+  WalkResult result = getBody().walk([](memref::StoreOp store) {
+    return isLocal(store.getMemRef()) ? WalkResult::interrupt()
+                                      : WalkResult::advance();
+  });
+  return !result.wasInterrupted();
+}

@@ -65,17 +65,6 @@ bool indexesLeading(ArrayRef<Value> indices, ValueRange ivs, size_t count) {
   return true;
 }
 
-/// Whether `loop` stores to a local buffer. Each thread has its own, so
-/// each thread runs such a loop in full.
-bool writesLocalBuffer(ParallelOp loop) {
-  WalkResult result = loop.getBody().walk([](memref::StoreOp store) {
-    return isInScope(store.getMemRef().getType(), MemoryScope::Local)
-               ? WalkResult::interrupt()
-               : WalkResult::advance();
-  });
-  return result.wasInterrupted();
-}
-
 /// A conflict between the layouts two uses of a fragment need, which a
 /// copy through shared memory resolves: `user`, a tile.parallel loop, a
 /// tile.reduce or a read outside the loops, gets the fragment's elements
@@ -438,7 +427,7 @@ LogicalResult LayoutSolver::run() {
       loopOrder.push_back(loop);
       if (FragmentLayoutAttr layout = loop.getLayoutAttr())
         loops[loop] = layout;
-      else if (writesLocalBuffer(loop))
+      else if (!loop.isCollective())
         loops[loop] = makeReplicatedLayout(kernel.getContext(),
                                            loop.getExtents(), threads);
     } else if (auto reduce = dyn_cast<ReduceOp>(op)) {

@@ -118,20 +118,6 @@ Accesses accessesOf(Operation *op) {
   return result;
 }
 
-/// Whether the threads of a block may take different paths through `op`:
-/// an `if` on a condition, or a loop on bounds, that differs between them
-/// (`if tx == 0:`). A barrier in there would leave some threads out, so
-/// such a statement is synchronized as a whole, before it.
-bool hasDivergentControl(Operation *op) {
-  if (auto ifOp = dyn_cast<scf::IfOp>(op))
-    return variesAcrossThreads(ifOp.getCondition());
-  if (auto whileOp = dyn_cast<scf::WhileOp>(op))
-    return variesAcrossThreads(whileOp.getConditionOp().getCondition());
-  return llvm::any_of(op->getOperands(), [](Value operand) {
-    return variesAcrossThreads(operand);
-  });
-}
-
 bool isLoop(Operation *op) {
   return isa<SerialOp, UnrollOp, PipelinedOp, scf::ForOp, scf::WhileOp>(op);
 }

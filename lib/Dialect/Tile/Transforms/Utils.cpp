@@ -13,6 +13,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/AffineExpr.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/DenseSet.h"
@@ -447,6 +448,16 @@ Value tilec::tile::Reduction::combine(OpBuilder &b, Location loc, Value lhs,
 bool tilec::tile::isThreadLevelOp(Operation *op) {
   return isa<gpu::ThreadIdOp, gpu::LaneIdOp, gpu::ShuffleOp, NamedBarrierOp,
              WarpBarrierOp>(op);
+}
+
+bool tilec::tile::hasDivergentControl(Operation *op) {
+  if (auto ifOp = dyn_cast<scf::IfOp>(op))
+    return variesAcrossThreads(ifOp.getCondition());
+  if (auto whileOp = dyn_cast<scf::WhileOp>(op))
+    return variesAcrossThreads(whileOp.getConditionOp().getCondition());
+  return llvm::any_of(op->getOperands(), [](Value operand) {
+    return variesAcrossThreads(operand);
+  });
 }
 
 bool tilec::tile::variesAcrossThreads(Value value) {

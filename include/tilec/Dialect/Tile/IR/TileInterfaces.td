@@ -95,4 +95,22 @@ def Tile_IndexedAccessOpInterface : OpInterface<"IndexedAccessOpInterface"> {
   ];
 }
 
+def Tile_CollectiveOpInterface : OpInterface<"CollectiveOpInterface"> {
+  let cppNamespace = "::tilec::tile";
+  let description = [{
+    An op the threads of a block run together, each taking its share of the
+    work (a copy, a gemm, a reduction, a `T.Parallel` loop): every thread
+    must reach it, so it may not sit under control that differs between
+    threads (`tile-verify-collectives`).
+  }];
+  let methods = [
+    InterfaceMethod<[{
+        Whether this instance is spread over the threads; an op whose
+        scalar form each thread runs on its own answers false for that
+        form.
+      }], "bool", "isCollective", (ins), /*methodBody=*/"",
+      /*defaultImplementation=*/"return true;">,
+  ];
+}
+
 #endif // TILEC_DIALECT_TILE_IR_TILEINTERFACES_TD

@@ -152,7 +152,8 @@ def Tile_AllocVarOp : Tile_AllocOp<"alloc_var", "Local"> {
 // Tile operations
 //===----------------------------------------------------------------------===//
 
-def Tile_CopyOp : Tile_Op<"copy", [Tile_InKernel, AttrSizedOperandSegments]> {
+def Tile_CopyOp : Tile_Op<"copy", [Tile_InKernel, AttrSizedOperandSegments,
+    DeclareOpInterfaceMethods<Tile_CollectiveOpInterface, ["isCollective"]>]> {
   let summary = "Copies a region of one buffer to a region of another "
                 "(T.copy)";
   let description = [{
@@ -222,7 +223,7 @@ def Tile_CopyOp : Tile_Op<"copy", [Tile_InKernel, AttrSizedOperandSegments]> {
   }];
 }
 
-def Tile_GemmOp : Tile_Op<"gemm", [Tile_InKernel]> {
+def Tile_GemmOp : Tile_Op<"gemm", [Tile_InKernel, Tile_CollectiveOpInterface]> {
   let summary = "Block-wide matrix multiply-accumulate (T.gemm)";
   let description = [{
     `C += op(A) * op(B)`, where `op` transposes its operand when
@@ -304,7 +305,8 @@ def Tile_TensorMapOp : Tile_Op<"tensor_map", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Tile_FillOp : Tile_Op<"fill", [Tile_InKernel]> {
+def Tile_FillOp : Tile_Op<"fill", [Tile_InKernel,
+    DeclareOpInterfaceMethods<Tile_CollectiveOpInterface, ["isCollective"]>]> {
   let summary = "Sets every element of a buffer to a value (T.fill)";
   let description = [{
     ```mlir
@@ -317,7 +319,8 @@ def Tile_FillOp : Tile_Op<"fill", [Tile_InKernel]> {
   let hasVerifier = 1;
 }
 
-def Tile_ClearOp : Tile_Op<"clear", [Tile_InKernel]> {
+def Tile_ClearOp : Tile_Op<"clear", [Tile_InKernel,
+    DeclareOpInterfaceMethods<Tile_CollectiveOpInterface, ["isCollective"]>]> {
   let summary = "Sets every element of a buffer to zero (T.clear)";
   let description = [{
     ```mlir
@@ -329,7 +332,8 @@ def Tile_ClearOp : Tile_Op<"clear", [Tile_InKernel]> {
   let hasVerifier = 1;
 }
 
-def Tile_ReduceOp : Tile_Op<"reduce", [Tile_InKernel]> {
+def Tile_ReduceOp : Tile_Op<"reduce", [Tile_InKernel,
+    DeclareOpInterfaceMethods<Tile_CollectiveOpInterface, ["isCollective"]>]> {
   let summary = "Reduces a buffer along one dimension (T.reduce_*)";
   let description = [{
     Reduces `source` along dimension `dim` with `kind` into `dest`, whose
@@ -357,7 +361,8 @@ def Tile_ReduceOp : Tile_Op<"reduce", [Tile_InKernel]> {
   let hasVerifier = 1;
 }
 
-def Tile_AtomicOp : Tile_Op<"atomic", [Tile_InKernel]> {
+def Tile_AtomicOp : Tile_Op<"atomic", [Tile_InKernel,
+    DeclareOpInterfaceMethods<Tile_CollectiveOpInterface, ["isCollective"]>]> {
   let summary = "Atomically combines a value or a tile into a buffer "
                 "(T.atomic_add, T.atomic_max, T.atomic_min)";
   let description = [{
@@ -413,6 +418,7 @@ def Tile_AtomicOp : Tile_Op<"atomic", [Tile_InKernel]> {
 
 def Tile_ParallelOp : Tile_Op<"parallel", [
     Tile_InKernel,
+    DeclareOpInterfaceMethods<Tile_CollectiveOpInterface, ["isCollective"]>,
     RecursiveMemoryEffects,
     SingleBlockImplicitTerminator<"YieldOp">]> {
   let summary = "An element-wise loop nest spread over the block's threads "
@@ -495,7 +501,7 @@ def Tile_UnrollOp : Tile_ForOp<"unroll"> {
   let extraClassDeclaration = forClassDeclaration;
 }
 
-def Tile_PipelinedOp : Tile_ForOp<"pipelined"> {
+def Tile_PipelinedOp : Tile_ForOp<"pipelined", [Tile_CollectiveOpInterface]> {
   let summary = "A sequential loop whose copies overlap later iterations "
                 "(T.Pipelined)";
   let description = [{
@@ -531,6 +537,7 @@ def Tile_PipelinedOp : Tile_ForOp<"pipelined"> {
 }
 
 def Tile_WarpSpecializeOp : Tile_Op<"warp_specialize", [
+    Tile_CollectiveOpInterface,
     HasParent<"KernelOp">,
     RecursiveMemoryEffects,
     SingleBlockImplicitTerminator<"YieldOp">]> {

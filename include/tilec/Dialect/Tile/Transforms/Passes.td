@@ -37,6 +37,29 @@ def TileSetTarget : Pass<"tile-set-target", "mlir::ModuleOp"> {
   let dependentDialects = ["::tilec::tile::TileDialect"];
 }
 
+def TileVerifyCollectives : Pass<"tile-verify-collectives",
+                                  "mlir::func::FuncOp"> {
+  let summary = "Check that every thread of a block reaches its tile operations";
+  let description = [{
+    A copy, gemm, fill, reduction or `T.Parallel` loop is spread over the
+    threads of a block, and a block barrier (`T.sync_threads()`) waits for
+    all of them, so each must be reached by every thread together. This
+    pass reports one that sits under an `if`, a `while` or a loop whose
+    condition or bounds differ between threads (`if tx < 128:`): part of
+    the block would skip its share of the work, or never arrive at the
+    barrier. Ops on a thread's own local buffers are exempt, as each
+    thread runs them in full. The first tile pass on every target.
+
+    ```mlir
+    %first = arith.cmpi slt, %tid, %c128 : index
+    scf.if %first {
+      // error: every thread of the block runs this tile operation ...
+      tile.clear %acc : memref<128x128xf32, #tile.fragment>
+    }
+    ```
+  }];
+}
+
 def TilePipeline : Pass<"tile-pipeline", "mlir::func::FuncOp"> {
   let summary = "Overlap the copies of T.Pipelined loops with compute";
   let description = [{

@@ -51,6 +51,11 @@ bool isThreadLevelOp(mlir::Operation *op);
 /// under which it is).
 bool variesAcrossThreads(mlir::Value value);
 
+/// Whether the threads of a block may take different paths through `op`:
+/// an `if` on a condition, or a loop on bounds, that differs between them
+/// (`if tx == 0:`).
+bool hasDivergentControl(mlir::Operation *op);
+
 /// Inserts the barriers that `kernel`'s shared-memory accesses need
 /// (tile-insert-barriers), with async-proxy fences before gemms when
 /// `proxyFences`.
