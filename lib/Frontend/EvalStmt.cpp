@@ -722,6 +722,8 @@ Evaluator::Flow Evaluator::execWith(const WithStmt &stmt) {
   Ref context = eval(*item.context);
   if (isPoison(context))
     return Flow::Normal;
+  if (auto *range = llvm::dyn_cast<ThreadRangeObject>(context.get()))
+    return execThreadRange(stmt, *range);
   auto *launch = llvm::dyn_cast<KernelLaunchObject>(context.get());
   if (!launch) {
     error(item.context->getLoc(), "only T.Kernel(...) can open a with block "
@@ -802,6 +804,32 @@ Evaluator::Flow Evaluator::execWith(const WithStmt &stmt) {
   std::swap(outerLoops, enclosingLoops);
   if (flow == Flow::Return)
     error(stmt.getLoc(), "'return' inside T.Kernel is not supported");
+  return Flow::Normal;
+}
+
+Evaluator::Flow Evaluator::execThreadRange(const WithStmt &stmt,
+                                           const ThreadRangeObject &range) {
+  const WithItem &item = stmt.items.front();
+  if (item.target) {
+    error(item.target->getLoc(), "T.ws binds no name");
+    return Flow::Normal;
+  }
+  if (emitter.insideParallel()) {
+    error(item.context->getLoc(), "T.ws inside T.Parallel is not supported: "
+                                  "it chooses threads, not elements");
+    return Flow::Normal;
+  }
+  mlir::Block *body =
+      emitter.emitThreadRange(range.first, range.count, stmt.getLoc());
+  mlir::OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToStart(body);
+  // The range's threads leave no loop outside it together.
+  std::vector<LoopContext> outerLoops;
+  std::swap(outerLoops, enclosingLoops);
+  Flow flow = execRegion(stmt.body, [] {});
+  std::swap(outerLoops, enclosingLoops);
+  if (flow == Flow::Return)
+    error(stmt.getLoc(), "'return' inside T.ws is not supported");
   return Flow::Normal;
 }
 

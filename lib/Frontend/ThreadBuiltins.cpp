@@ -268,6 +268,50 @@ static Ref syncWarp(Evaluator &eval, const CallArgs &call) {
   return none();
 }
 
+/// T.ws(*warp_groups): the threads of consecutive warp groups of 128,
+/// which the body of `with T.ws(...):` runs; the other threads skip it.
+static Ref warpGroups(Evaluator &eval, const CallArgs &call) {
+  if (!eval.requireKernel(call.loc, "T.ws"))
+    return poison();
+  if (!call.keywords.empty())
+    return eval.error(call.keywordLocs.front(), "T.ws takes no keywords");
+  if (call.args.empty())
+    return eval.error(call.loc, "T.ws takes the indices of one or more warp "
+                                "groups");
+  // TileLang's warp groups are Hopper's: four warps of 32.
+  constexpr int64_t kGroup = 128;
+  int64_t threads = 1;
+  for (int64_t extent : eval.kernelThreads())
+    threads *= extent;
+  std::vector<int64_t> groups;
+  for (auto [arg, loc] : llvm::zip(call.args, call.argLocs)) {
+    std::optional<int64_t> group =
+        constIntArg(eval, arg, loc, "the warp group index");
+    if (!group)
+      return poison();
+    if (*group < 0 || (*group + 1) * kGroup > threads)
+      return eval.error(loc, "warp group " + std::to_string(*group) +
+                                 " is not one of the block's: its " +
+                                 std::to_string(threads) + " threads make " +
+                                 std::to_string(threads / kGroup) +
+                                 " groups of " + std::to_string(kGroup));
+    groups.push_back(*group);
+  }
+  llvm::sort(groups);
+  groups.erase(std::unique(groups.begin(), groups.end()), groups.end());
+  if (groups.back() - groups.front() + 1 != int64_t(groups.size()))
+    return eval.error(call.loc, "T.ws over warp groups that are not "
+                                "consecutive is not supported; give each "
+                                "run of groups its own T.ws");
+  if (!eval.getOptions().partialBarriers)
+    return eval.error(call.loc, "T.ws needs barriers over part of the "
+                                "block, which AMD targets do not have");
+  auto range = std::make_shared<ThreadRangeObject>();
+  range->first = groups.front() * kGroup;
+  range->count = int64_t(groups.size()) * kGroup;
+  return range;
+}
+
 /// Where each argument of a shuffle builtin is: TileLang's spelling puts
 /// the value first and the mask last, TVM's the mask first and the logical
 /// warp size after the width.
@@ -419,6 +463,7 @@ void tilec::frontend::addThreadBuiltins(ModuleObject &language) {
   m["get_warp_group_idx"] = builtin("T.get_warp_group_idx", getWarpGroupIdx);
   m["sync_threads"] = builtin("T.sync_threads", syncThreads);
   m["sync_warp"] = builtin("T.sync_warp", syncWarp);
+  m["ws"] = builtin("T.ws", warpGroups);
   // TileLang's spelling: (value, delta, width=warp, mask=all lanes).
   auto tileLang = [](StringRef delta) {
     return ShuffleSignature{

@@ -95,6 +95,12 @@ mlir::Block *TileEmitter::emitKernel(mlir::ValueRange grid,
   return &kernel.getBody().front();
 }
 
+mlir::Block *TileEmitter::emitThreadRange(int64_t first, int64_t count,
+                                          SMLoc loc) {
+  auto op = tile::ThreadRangeOp::create(builder, getLoc(loc), first, count);
+  return &op.getBody().front();
+}
+
 mlir::Block *TileEmitter::emitParallel(llvm::ArrayRef<int64_t> extents,
                                        SMLoc loc) {
   auto op = tile::ParallelOp::create(builder, getLoc(loc), extents);

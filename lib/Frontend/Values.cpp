@@ -257,6 +257,8 @@ StringRef tilec::frontend::getTypeName(const Object &object) {
     return "loop range";
   case Object::Kind::KernelLaunch:
     return "kernel launch";
+  case Object::Kind::ThreadRange:
+    return "warp-group range";
   case Object::Kind::PendingTensor:
     return "tensor parameter";
   case Object::Kind::Host:

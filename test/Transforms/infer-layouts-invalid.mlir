@@ -137,3 +137,27 @@ func.func @annotations_disagree() {
   }
   return
 }
+
+// -----
+
+// The threads of a T.ws range hold a fragment of their own, over their
+// number; the block's threads cannot share it.
+func.func @fragment_of_two_thread_counts(%y: memref<128xf32>) {
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel blocks(%bx) in (%c1) threads(256) {
+    %f = tile.alloc_fragment : memref<128xf32, #tile.fragment>
+    tile.thread_range 0, 128 {
+      tile.parallel (%i) in (128) {
+        // expected-note@+1 {{used by 128 here}}
+        memref.store %zero, %f[%i] : memref<128xf32, #tile.fragment>
+      }
+    }
+    tile.parallel (%i) in (128) {
+      // expected-error@+1 {{is used here by 256 threads together, and by 128 before; a fragment is spread over one number of threads, so give each its own fragment}}
+      %v = memref.load %f[%i] : memref<128xf32, #tile.fragment>
+      memref.store %v, %y[%i] : memref<128xf32>
+    }
+  }
+  return
+}

@@ -198,3 +198,35 @@ func.func @divergent_control(%out: memref<64xf32>, %n: index) {
   }
   return
 }
+
+// -----
+
+// Each range of threads synchronizes on a named barrier of its own, one the
+// kernel's T.sync_threads(id, count) do not use, from 15 down.
+// CHECK-LABEL: func.func @range_barriers
+func.func @range_barriers(%a: memref<64xf32>) {
+  %c1 = arith.constant 1 : index
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel blocks(%bx) in (%c1) threads(256) {
+    %shared = tile.alloc_shared : memref<64xf32, #tile.shared>
+    tile.named_barrier 15, 64
+    // CHECK: tile.thread_range 0, 128 {
+    // CHECK: memref.store
+    // CHECK-NEXT: tile.named_barrier 14, 128
+    // CHECK-NEXT: memref.load
+    // CHECK: } {barrier_id = 14 : i64}
+    tile.thread_range 0, 128 {
+      memref.store %zero, %shared[%c0] : memref<64xf32, #tile.shared>
+      %v = memref.load %shared[%c1] : memref<64xf32, #tile.shared>
+      memref.store %v, %a[%c0] : memref<64xf32>
+    }
+    // CHECK: gpu.barrier
+    // CHECK-NEXT: tile.thread_range 128, 128 {
+    // CHECK: } {barrier_id = 13 : i64}
+    tile.thread_range 128, 128 {
+      memref.store %zero, %shared[%c1] : memref<64xf32, #tile.shared>
+    }
+  }
+  return
+}

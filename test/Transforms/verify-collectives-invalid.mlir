@@ -103,3 +103,46 @@ func.func @tile_atomic_under_thread_condition(%c: memref<64xf32>) {
   }
   return
 }
+
+// -----
+
+// The threads of a T.ws range run its tile operations together; a block
+// barrier there would wait for threads that never come.
+func.func @block_barrier_in_range(%a: memref<64xf32>) {
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel blocks(%bx) in (%c1) threads(256) {
+    %tid = gpu.thread_id x upper_bound 256
+    %shared = tile.alloc_shared : memref<64xf32, #tile.shared>
+    tile.thread_range 128, 128 {
+      // Collective for the range's threads: accepted.
+      tile.fill %shared, %zero : memref<64xf32, #tile.shared>, f32
+      // expected-error@+1 {{T.sync_threads() waits for every thread of the block, which T.ws runs part of; T.sync_threads(id, count) synchronizes the threads of the T.ws}}
+      gpu.barrier
+    }
+  }
+  return
+}
+
+// -----
+
+// Inside a range, a condition on the thread index still splits its threads.
+func.func @divergent_in_range(%a: memref<64xf32>) {
+  %c1 = arith.constant 1 : index
+  %c160 = arith.constant 160 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel blocks(%bx) in (%c1) threads(256) {
+    %tid = gpu.thread_id x upper_bound 256
+    %shared = tile.alloc_shared : memref<64xf32, #tile.shared>
+    tile.thread_range 128, 128 {
+      %first = arith.cmpi ult, %tid, %c160 : index
+      // expected-note@+1 {{the condition is here}}
+      scf.if %first {
+        // expected-error@+1 {{every thread of the block runs this tile operation together}}
+        tile.fill %shared, %zero : memref<64xf32, #tile.shared>, f32
+      }
+    }
+  }
+  return
+}

@@ -188,6 +188,18 @@ def configs():
     for m, n, k in [(256, 256, 256), (200, 136, 72), (1000, 520, 333)]:
         out.append((f"gemm_example_{m}x{n}x{k}", example("gemm"),
                     {"M": m, "N": n, "K": k}, "GEMM", {"M": m, "N": n, "K": k}))
+    # Explicit warp groups (T.ws): a loading group and one or two computing
+    # ones, on wgmma and on mma.sync.
+    for m, n, k, consumers, flags in [(200, 136, 160, 1, []),
+                                      (256, 256, 256, 2, []),
+                                      (1000, 520, 333, 2, []),
+                                      (1000, 520, 333, 2, ["--no-wgmma"])]:
+        out.append((f"warp_groups_{m}x{n}x{k}_c{consumers}" +
+                    "".join("_" + f.lstrip("-").replace("-", "_")
+                            for f in flags),
+                    kernel("warp_groups"),
+                    {"M": m, "N": n, "K": k, "consumers": consumers}, "GEMM",
+                    {"M": m, "N": n, "K": k}, flags))
     # Tensor-core GEMM against cuBLAS: operand orders, types, tails.
     gemm_cases = [
         # (M, N, K, trans_A, trans_B, in, out, extra -D values)

@@ -321,6 +321,8 @@ private:
   Flow execIf(const IfStmt &stmt);
   Flow execFor(const ForStmt &stmt);
   Flow execWith(const WithStmt &stmt);
+  /// `with T.ws(...):`, the body run by a range of the block's threads.
+  Flow execThreadRange(const WithStmt &stmt, const ThreadRangeObject &range);
   void execFunctionDef(const FunctionDefStmt &stmt);
   Ref evalComprehension(const ComprehensionExpr &expr);
   Ref evalFString(const FStringExpr &expr);

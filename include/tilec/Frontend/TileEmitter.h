@@ -77,6 +77,9 @@ public:
   /// Whether code emitted now runs per element of a T.Parallel loop.
   bool insideParallel();
 
+  /// A tile.thread_range over threads [first, first + count); returns its
+  /// body.
+  mlir::Block *emitThreadRange(int64_t first, int64_t count, llvm::SMLoc loc);
   mlir::Block *emitKernel(mlir::ValueRange grid,
                           llvm::ArrayRef<int64_t> threads, llvm::SMLoc loc);
   mlir::Block *emitParallel(llvm::ArrayRef<int64_t> extents, llvm::SMLoc loc);

@@ -88,6 +88,7 @@ public:
     Layout,
     Iterable,
     KernelLaunch,
+    ThreadRange,
     PendingTensor,
     Host,
     DataHandle,
@@ -409,6 +410,12 @@ struct KernelLaunchObject : ObjectBase<Object::Kind::KernelLaunch> {
   std::vector<Ref> grid;
   std::vector<int64_t> threads;
   llvm::SMLoc loc;
+};
+
+/// T.ws(...): the threads of consecutive warp groups, which a with block
+/// over it runs.
+struct ThreadRangeObject : ObjectBase<Object::Kind::ThreadRange> {
+  int64_t first = 0, count = 0;
 };
 
 /// A parameter of an eager `@tilelang.jit` kernel not yet given a tensor

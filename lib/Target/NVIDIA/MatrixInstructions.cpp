@@ -22,9 +22,8 @@ using namespace tilec::tile;
 
 namespace {
 
-int64_t getBlockThreads(GemmOp gemm) {
-  return gemm->getParentOfType<KernelOp>().getNumThreads();
-}
+/// The threads that run `gemm`: the block's, or those of its T.ws.
+int64_t getBlockThreads(GemmOp gemm) { return threadScopeOf(gemm).count; }
 
 std::pair<int64_t, int64_t> getAccumulatorShape(GemmOp gemm) {
   auto type = cast<MemRefType>(gemm.getC().getType());
@@ -73,6 +72,9 @@ struct WgmmaModel
                                                            WgmmaAttr> {
   bool runsGemm(Attribute, Operation *op, std::string &) const {
     auto gemm = cast<GemmOp>(op);
+    // A warpgroup is four warps from a multiple of 128 threads.
+    if (threadScopeOf(gemm).first % 128 != 0)
+      return false;
     return planWgmmaGemm(gemm, getBlockThreads(gemm), /*requireLayouts=*/false)
         .has_value();
   }

@@ -889,7 +889,7 @@ func.func @annotate_fragment_shape(%n: index) {
 // -----
 
 func.func @yield_parent() {
-  // expected-error@+1 {{'tile.yield' op expects parent op to be one of 'tile.kernel, tile.parallel, tile.pipelined, tile.serial, tile.unroll, tile.warp_specialize'}}
+  // expected-error@+1 {{'tile.yield' op expects parent op to be one of 'tile.kernel, tile.parallel, tile.pipelined, tile.serial, tile.thread_range, tile.unroll, tile.warp_specialize'}}
   "tile.yield"() : () -> ()
 }
 
@@ -1172,6 +1172,44 @@ func.func @atomic_previous_of_tile(%C: memref<64xf32>) {
     %s = tile.alloc_shared : memref<64xf32, #tile.shared>
     // expected-error@+1 {{'tile.atomic' op gives the previous value of one element, of the destination's type 'f32', for a scalar value only}}
     %p = tile.atomic addf %s to %C[%c0] : memref<64xf32, #tile.shared> to memref<64xf32> -> f32
+  }
+  return
+}
+
+// -----
+
+func.func @thread_range_outside_block() {
+  %c1 = arith.constant 1 : index
+  tile.kernel blocks(%bx) in (%c1) threads(128) {
+    // expected-error@+1 {{'tile.thread_range' op runs threads 64 to 191, outside the 0 to 127 that reach it}}
+    tile.thread_range 64, 128 {
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @thread_range_outside_range() {
+  %c1 = arith.constant 1 : index
+  tile.kernel blocks(%bx) in (%c1) threads(256) {
+    tile.thread_range 128, 128 {
+      // expected-error@+1 {{'tile.thread_range' op runs threads 0 to 127, outside the 128 to 255 that reach it}}
+      tile.thread_range 0, 128 {
+      }
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @thread_range_part_of_a_warp() {
+  %c1 = arith.constant 1 : index
+  tile.kernel blocks(%bx) in (%c1) threads(128) {
+    // expected-error@+1 {{'tile.thread_range' op runs threads 16 to 47, which are not whole warps of 32}}
+    tile.thread_range 16, 32 {
+    }
   }
   return
 }

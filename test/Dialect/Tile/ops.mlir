@@ -207,6 +207,16 @@ func.func @synchronization(%round: index) {
     tile.named_barrier 3, 64
     // CHECK: tile.warp_barrier
     tile.warp_barrier
+    // CHECK: tile.thread_range 64, 64 {
+    // CHECK-NEXT: tile.thread_range 96, 32 {
+    // CHECK-NEXT: tile.named_barrier 2, 32
+    // CHECK-NEXT: }
+    // CHECK-NEXT: } {barrier_id = 1 : i64}
+    tile.thread_range 64, 64 {
+      tile.thread_range 96, 32 {
+        tile.named_barrier 2, 32
+      }
+    } {barrier_id = 1 : i64}
     // CHECK: tile.async_commit_group
     tile.async_commit_group
     // CHECK: tile.async_wait_group 1

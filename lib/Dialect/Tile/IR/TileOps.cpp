@@ -1063,3 +1063,44 @@ bool ParallelOp::isCollective() {
   });
   return !result.wasInterrupted();
 }
+
+//===----------------------------------------------------------------------===//
+// ThreadRangeOp
+//===----------------------------------------------------------------------===//
+
+void ThreadRangeOp::build(OpBuilder &builder, OperationState &state,
+                          int64_t first, int64_t count) {
+  state.addAttribute(getFirstAttrName(state.name),
+                     builder.getI64IntegerAttr(first));
+  state.addAttribute(getCountAttrName(state.name),
+                     builder.getI64IntegerAttr(count));
+  Region *body = state.addRegion();
+  body->push_back(new Block());
+  ensureTerminator(*body, builder, state.location);
+}
+
+LogicalResult ThreadRangeOp::verify() {
+  // A range lies within the threads that reach it: its enclosing range's,
+  // or the block's.
+  int64_t outerFirst = 0, outerCount = 0;
+  if (auto outer = (*this)->getParentOfType<ThreadRangeOp>()) {
+    outerFirst = outer.getFirst();
+    outerCount = outer.getCount();
+  } else if (auto kernel = (*this)->getParentOfType<KernelOp>()) {
+    outerCount = kernel.getNumThreads();
+  } else {
+    return success();
+  }
+  if (getFirst() < outerFirst ||
+      getFirst() + getCount() > outerFirst + outerCount)
+    return emitOpError() << "runs threads " << getFirst() << " to "
+                         << getFirst() + getCount() - 1 << ", outside the "
+                         << outerFirst << " to " << outerFirst + outerCount - 1
+                         << " that reach it";
+  int64_t warp = TargetAttr::lookup(*this).getWarpSize();
+  if (getFirst() % warp != 0 || getCount() % warp != 0)
+    return emitOpError() << "runs threads " << getFirst() << " to "
+                         << getFirst() + getCount() - 1
+                         << ", which are not whole warps of " << warp;
+  return success();
+}

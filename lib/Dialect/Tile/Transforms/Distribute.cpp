@@ -97,15 +97,29 @@ private:
                    ArrayRef<SmallVector<int64_t>> accessSlots);
   LogicalResult distributeReduce(ReduceOp reduce);
   LogicalResult distributeGemm(GemmOp gemm);
+  /// Makes the threads that run `op` the ones the distribution is for:
+  /// their number, and each one's index among them.
+  void enterScope(Operation *op);
+  /// A barrier among the threads of the current scope.
+  void emitScopeBarrier(OpBuilder &b, Location loc);
+  /// Rewrites each tile.thread_range as an `if` on the thread index.
+  void lowerThreadRanges();
 
   KernelOp kernel;
   int64_t threads;
   TargetAttr target;
-  Value tid;
+  /// The block's linear thread index, and the current scope's: the index
+  /// among the threads of a T.ws range.
+  Value blockTid, tid;
+  ThreadScope scope;
+  DenseMap<Operation *, Value> rangeTids;
   DenseMap<Value, Value> registers;
   SlotFinder slotFinder;
-  /// The shared buffers the cross-warp reductions exchange partials in.
+  /// The shared buffers the cross-warp reductions exchange partials in,
+  /// and the range of threads of each (ranges run at once, so each has its
+  /// own).
   SmallVector<AllocSharedOp> reductionScratch;
+  DenseMap<Operation *, std::pair<int64_t, int64_t>> scratchScopes;
   /// Gives the reductions of each element type one scratch buffer, as
   /// large as the largest of theirs: each reduction's use of it lies
   /// between block barriers of its own, so none overlaps another's.
@@ -592,6 +606,7 @@ LogicalResult KernelDistributor::distributeReduce(ReduceOp reduce) {
         AllocSharedOp::create(allocBuilder, loc, TypeRange{scratchType},
                               ValueRange{}, ArrayRef<NamedAttribute>{});
     reductionScratch.push_back(scratch);
+    scratchScopes[scratch] = {scope.first, scope.count};
     Value warpSize = arith::ConstantIndexOp::create(b, loc, lanes);
     Value lane = arith::RemUIOp::create(b, loc, tid, warpSize);
     Value warp = arith::DivUIOp::create(b, loc, tid, warpSize);
@@ -601,11 +616,11 @@ LogicalResult KernelDistributor::distributeReduce(ReduceOp reduce) {
       return arith::AddIOp::create(b, loc, base,
                                    arith::AddIOp::create(b, loc, offset, lane));
     };
-    gpu::BarrierOp::create(b, loc);
+    emitScopeBarrier(b, loc);
     for (auto [i, acc] : llvm::enumerate(partials))
       memref::StoreOp::create(b, loc, acc, scratch,
                               ValueRange{slotIndex(i, warp)});
-    gpu::BarrierOp::create(b, loc);
+    emitScopeBarrier(b, loc);
     for (auto [i, step] : llvm::enumerate(steps)) {
       SmallVector<int64_t> warpMasks;
       for (int64_t mask : step.masks)
@@ -639,7 +654,7 @@ LogicalResult KernelDistributor::distributeReduce(ReduceOp reduce) {
             combo == 0 ? value : reduction.combine(b, loc, partials[i], value);
       }
     }
-    gpu::BarrierOp::create(b, loc);
+    emitScopeBarrier(b, loc);
   }
 
   for (auto [step, acc] : llvm::zip(steps, partials)) {
@@ -807,10 +822,14 @@ LogicalResult KernelDistributor::distributeGemm(GemmOp gemm) {
 }
 
 void KernelDistributor::shareReductionScratch() {
-  llvm::MapVector<Type, SmallVector<AllocSharedOp>> byType;
-  for (AllocSharedOp scratch : reductionScratch)
-    byType[scratch.getType().getElementType()].push_back(scratch);
-  for (auto &[elementType, scratches] : byType) {
+  using Key = std::tuple<Type, int64_t, int64_t>;
+  llvm::MapVector<Key, SmallVector<AllocSharedOp>> byType;
+  for (AllocSharedOp scratch : reductionScratch) {
+    auto [first, count] = scratchScopes.lookup(scratch);
+    byType[Key{scratch.getType().getElementType(), first, count}].push_back(
+        scratch);
+  }
+  for (auto &[key, scratches] : byType) {
     if (scratches.size() < 2)
       continue;
     AllocSharedOp largest =
@@ -828,11 +847,64 @@ void KernelDistributor::shareReductionScratch() {
   }
 }
 
+void KernelDistributor::enterScope(Operation *op) {
+  ThreadScope next = threadScopeOf(op);
+  if (next.range == scope.range && next.count == scope.count)
+    return;
+  scope = next;
+  threads = scope.count;
+  slotFinder = SlotFinder(threads);
+  if (!scope.range) {
+    tid = blockTid;
+    return;
+  }
+  Value &rangeTid = rangeTids[scope.range];
+  if (!rangeTid) {
+    OpBuilder b = OpBuilder::atBlockBegin(&scope.range.getBody().front());
+    Location loc = scope.range.getLoc();
+    rangeTid = arith::SubIOp::create(
+        b, loc, blockTid, arith::ConstantIndexOp::create(b, loc, scope.first));
+  }
+  tid = rangeTid;
+}
+
+void KernelDistributor::emitScopeBarrier(OpBuilder &b, Location loc) {
+  if (!scope.range) {
+    gpu::BarrierOp::create(b, loc);
+    return;
+  }
+  NamedBarrierOp::create(b, loc, *scope.range.getBarrierId(), scope.count);
+}
+
+void KernelDistributor::lowerThreadRanges() {
+  SmallVector<ThreadRangeOp> ranges;
+  kernel.walk([&](ThreadRangeOp range) { ranges.push_back(range); });
+  for (ThreadRangeOp range : ranges) {
+    OpBuilder b(range);
+    Location loc = range.getLoc();
+    auto constant = [&](int64_t value) {
+      return arith::ConstantIndexOp::create(b, loc, value);
+    };
+    // One unsigned compare: tid - first < count.
+    Value offset =
+        arith::SubIOp::create(b, loc, blockTid, constant(range.getFirst()));
+    Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                         offset, constant(range.getCount()));
+    auto ifOp = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
+    Block &then = ifOp.getThenRegion().front();
+    Block &body = range.getBody().front();
+    body.getTerminator()->erase();
+    then.getOperations().splice(then.begin(), body.getOperations());
+    range.erase();
+  }
+}
+
 LogicalResult KernelDistributor::run() {
   Block *body = &kernel.getBody().front();
   OpBuilder b = OpBuilder::atBlockBegin(body);
   Location loc = kernel.getLoc();
-  tid = emitLinearThreadId(b, loc, kernel.getThreads());
+  blockTid = tid = emitLinearThreadId(b, loc, kernel.getThreads());
+  scope = threadScopeOf(kernel);
 
   SmallVector<AllocFragmentOp> fragments;
   kernel.walk([&](AllocFragmentOp alloc) { fragments.push_back(alloc); });
@@ -857,6 +929,7 @@ LogicalResult KernelDistributor::run() {
     return WalkResult::advance();
   });
   for (Operation *op : work) {
+    enterScope(op);
     LogicalResult result =
         TypeSwitch<Operation *, LogicalResult>(op)
             .Case([&](ParallelOp loop) { return distributeParallel(loop); })
@@ -867,6 +940,7 @@ LogicalResult KernelDistributor::run() {
   }
 
   shareReductionScratch();
+  lowerThreadRanges();
 
   for (AllocFragmentOp alloc : fragments) {
     for (Operation *user : alloc->getUsers()) {

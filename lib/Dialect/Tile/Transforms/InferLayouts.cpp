@@ -17,6 +17,8 @@
 #include "llvm/ADT/MapVector.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <set>
+
 namespace tilec::tile {
 #define GEN_PASS_DEF_TILEINFERLAYOUTS
 #include "tilec/Dialect/Tile/Transforms/Passes.h.inc"
@@ -77,8 +79,13 @@ struct Conversion {
 
 class LayoutSolver {
 public:
-  LayoutSolver(KernelOp kernel, int64_t maxVectorBytes, TargetAttr target)
-      : kernel(kernel), threads(kernel.getNumThreads()),
+  /// A solver for the code of `kernel` that runs on `threads` threads
+  /// together (the block's, or those of T.ws ranges of that size), and for
+  /// the fragments `owners` gives to them.
+  LayoutSolver(KernelOp kernel, int64_t threads,
+               const DenseMap<Operation *, int64_t> &owners,
+               int64_t maxVectorBytes, TargetAttr target)
+      : kernel(kernel), threads(threads), owners(owners),
         maxVectorBytes(maxVectorBytes), target(target), slotFinder(threads) {}
 
   /// Lays out the kernel. Fails with a diagnostic, or without one when the
@@ -136,8 +143,17 @@ private:
   /// cores unroll too many multiply-adds per thread.
   LogicalResult checkRegisterFootprint();
 
+  /// Whether `op` is this solver's: a fragment of its threads, or code
+  /// they run.
+  bool owns(Operation *op) const {
+    if (isa<AllocFragmentOp>(op))
+      return owners.lookup(op) == threads;
+    return threadScopeOf(op).count == threads;
+  }
+
   KernelOp kernel;
   int64_t threads;
+  const DenseMap<Operation *, int64_t> &owners;
   int64_t maxVectorBytes;
   TargetAttr target;
   llvm::MapVector<Operation *, Assignment> fragments;
@@ -273,6 +289,8 @@ LogicalResult LayoutSolver::propagate(bool &changed) {
 LogicalResult LayoutSolver::seedGemmLayouts() {
   SmallVector<Attribute> instructions = target.getMatrixInstructions();
   WalkResult result = kernel.walk([&](GemmOp gemm) {
+    if (!owns(gemm))
+      return WalkResult::advance();
     MatrixInstructionAttrInterface chosen;
     for (Attribute attr : instructions) {
       auto instruction = cast<MatrixInstructionAttrInterface>(attr);
@@ -423,6 +441,8 @@ LogicalResult LayoutSolver::checkThreadShares() {
 
 LogicalResult LayoutSolver::run() {
   kernel.walk([&](Operation *op) {
+    if (!owns(op))
+      return;
     if (auto loop = dyn_cast<ParallelOp>(op)) {
       loopOrder.push_back(loop);
       if (FragmentLayoutAttr layout = loop.getLayoutAttr())
@@ -439,7 +459,8 @@ LogicalResult LayoutSolver::run() {
   });
   bool ignored = false;
   WalkResult annotations = kernel.walk([&](AnnotateLayoutOp annotate) {
-    if (AllocFragmentOp alloc = getFragment(annotate.getBuffer()))
+    if (AllocFragmentOp alloc = getFragment(annotate.getBuffer());
+        alloc && owns(alloc))
       if (failed(require(alloc, cast<FragmentLayoutAttr>(annotate.getLayout()),
                          annotate, ignored)))
         return WalkResult::interrupt();
@@ -473,7 +494,7 @@ LogicalResult LayoutSolver::run() {
 
   // Fragments no loop or reduction reaches keep the grid layout.
   kernel.walk([&](AllocFragmentOp alloc) {
-    if (fragments.count(alloc))
+    if (fragments.count(alloc) || !owns(alloc))
       return;
     auto type = cast<MemRefType>(alloc.getType());
     unsigned bytes =
@@ -510,7 +531,7 @@ ParallelOp LayoutSolver::nextFreeLoop() {
 LogicalResult LayoutSolver::convertScalarReads() {
   WalkResult result = kernel.walk([&](memref::LoadOp load) {
     AllocFragmentOp alloc = getFragment(load.getMemRef());
-    if (!alloc || load->getParentOfType<ParallelOp>())
+    if (!alloc || !owns(alloc) || load->getParentOfType<ParallelOp>())
       return WalkResult::advance();
     conversion = Conversion{load, alloc,
                             "code outside the T.Parallel loops, which every "
@@ -744,6 +765,49 @@ void applyConversion(KernelOp kernel, const Conversion &conversion) {
   emitCopyLoop(after, loc, original, shared, reason);
 }
 
+/// Gives each fragment of `kernel` to the number of threads that use it
+/// together: the block's, or that of the T.ws ranges it is used in. The
+/// threads of each range hold their own registers, so ranges of one size
+/// share a layout; uses by threads of different numbers are an error.
+LogicalResult assignFragmentThreads(KernelOp kernel,
+                                    DenseMap<Operation *, int64_t> &owners) {
+  // The first use of each fragment, in program order.
+  DenseMap<Operation *, Operation *> firstUses;
+  WalkResult result = kernel.walk([&](Operation *user) {
+    if (isa<AnnotateLayoutOp>(user))
+      return WalkResult::advance();
+    for (Value operand : user->getOperands()) {
+      auto alloc = operand.getDefiningOp<AllocFragmentOp>();
+      if (!alloc)
+        continue;
+      int64_t count = threadScopeOf(user).count;
+      auto [it, first] = firstUses.try_emplace(alloc, user);
+      if (first) {
+        owners[alloc] = count;
+        continue;
+      }
+      int64_t threads = owners[alloc];
+      if (count == threads)
+        continue;
+      InFlightDiagnostic diag =
+          user->emitError()
+          << describeFragment(alloc) << " is used here by " << count
+          << " threads together, and by " << threads
+          << " before; a fragment is spread over one number of threads, "
+             "so give each its own fragment";
+      diag.attachNote(it->second->getLoc()) << "used by " << threads << " here";
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (result.wasInterrupted())
+    return failure();
+  kernel.walk([&](AllocFragmentOp alloc) {
+    owners.try_emplace(alloc, kernel.getNumThreads());
+  });
+  return success();
+}
+
 struct InferLayoutsPass
     : public tilec::tile::impl::TileInferLayoutsBase<InferLayoutsPass> {
   using TileInferLayoutsBase::TileInferLayoutsBase;
@@ -752,15 +816,25 @@ struct InferLayoutsPass
   /// their uses need different layouts. Each conversion takes one use of a
   /// fragment off it, so the number of fragment uses bounds the rounds.
   LogicalResult layOut(KernelOp kernel, TargetAttr target) {
-    while (true) {
-      LayoutSolver solver(kernel, maxVectorBytes, target);
-      if (succeeded(solver.run()))
-        return success();
-      std::optional<Conversion> conversion = solver.takeConversion();
-      if (!conversion)
-        return failure();
-      applyConversion(kernel, *conversion);
+    // The code of each size of thread range is laid out on its own: the
+    // block's, and that of T.ws ranges.
+    std::set<int64_t> counts{kernel.getNumThreads()};
+    kernel.walk([&](ThreadRangeOp range) { counts.insert(range.getCount()); });
+    for (int64_t threads : counts) {
+      while (true) {
+        DenseMap<Operation *, int64_t> owners;
+        if (failed(assignFragmentThreads(kernel, owners)))
+          return failure();
+        LayoutSolver solver(kernel, threads, owners, maxVectorBytes, target);
+        if (succeeded(solver.run()))
+          break;
+        std::optional<Conversion> conversion = solver.takeConversion();
+        if (!conversion)
+          return failure();
+        applyConversion(kernel, *conversion);
+      }
     }
+    return success();
   }
 
   void runOnOperation() override {

@@ -15,6 +15,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallBitVector.h"
 
 namespace tilec::tile {
 #define GEN_PASS_DEF_TILEINSERTBARRIERS
@@ -135,25 +136,50 @@ bool readsThroughAsyncProxy(Operation *op, bool gemmsAreAsync) {
       .wasInterrupted();
 }
 
-/// Inserts a barrier before `op`, preceded by an async-proxy fence when
-/// `op` reads shared memory through the async proxy.
-void insertBarrierBefore(Operation *op, bool proxyFences) {
-  OpBuilder b(op);
-  if (readsThroughAsyncProxy(op, proxyFences))
-    FenceAsyncSharedOp::create(b, op->getLoc());
-  gpu::BarrierOp::create(b, op->getLoc());
-}
+/// How the threads that run a statement together synchronize: the block
+/// with its barrier, the threads of a tile.thread_range with a named
+/// barrier of their own, so that ranges that run at once never share one.
+struct Barriers {
+  bool proxyFences = false;
+  /// The named barrier of each range of threads, by first thread and count.
+  DenseMap<std::pair<int64_t, int64_t>, int64_t> rangeIds;
+
+  /// Inserts a barrier before `op` among the threads that run it, preceded
+  /// by an async-proxy fence when `op` reads shared memory through the
+  /// async proxy.
+  void insertBefore(Operation *op) const {
+    OpBuilder b(op);
+    if (readsThroughAsyncProxy(op, proxyFences))
+      FenceAsyncSharedOp::create(b, op->getLoc());
+    ThreadScope scope = threadScopeOf(op);
+    if (!scope.range) {
+      gpu::BarrierOp::create(b, op->getLoc());
+      return;
+    }
+    NamedBarrierOp::create(b, op->getLoc(),
+                           rangeIds.lookup({scope.first, scope.count}),
+                           scope.count);
+  }
+
+  /// Whether `op` is a barrier of all the threads that run it.
+  static bool isFullBarrier(Operation *op) {
+    if (isa<gpu::BarrierOp>(op))
+      return true;
+    auto named = dyn_cast<NamedBarrierOp>(op);
+    return named && named.getCount() == threadScopeOf(op).count;
+  }
+};
 
 /// Processes the statements of `block` with `pending` accesses since the
 /// last barrier, inserting barriers; leaves in `pending` what is unsynced
 /// at the end. A barrier before a bulk copy, or with `proxyFences` before a
 /// gemm, is preceded by an async-proxy fence, which orders each thread's
 /// ordinary shared-memory writes before the async proxy's reads.
-void synchronize(Block &block, Accesses &pending, bool proxyFences) {
+void synchronize(Block &block, Accesses &pending, const Barriers &barriers) {
   for (Operation &op : llvm::make_early_inc_range(block)) {
     if (op.hasTrait<mlir::OpTrait::IsTerminator>())
       continue;
-    if (isa<gpu::BarrierOp>(op)) {
+    if (Barriers::isFullBarrier(&op)) {
       pending.clear();
       continue;
     }
@@ -165,7 +191,7 @@ void synchronize(Block &block, Accesses &pending, bool proxyFences) {
       // than at every iteration (FlashAttention's Q tile, written once and
       // read by every iteration's gemm).
       if (pending.conflictsWith(own)) {
-        insertBarrierBefore(&op, proxyFences);
+        barriers.insertBefore(&op);
         pending.clear();
       }
       // An iteration starts with what the previous iteration left. A while
@@ -174,29 +200,42 @@ void synchronize(Block &block, Accesses &pending, bool proxyFences) {
       inner.merge(own);
       for (Region &region : op.getRegions())
         if (!region.empty())
-          synchronize(region.front(), inner, proxyFences);
+          synchronize(region.front(), inner, barriers);
       pending.merge(inner);
+      continue;
+    }
+    if (auto range = dyn_cast<ThreadRangeOp>(&op)) {
+      // The range's statements synchronize among its threads; what it
+      // accesses is not synchronized with the other threads until a
+      // barrier of them all.
+      if (pending.conflictsWith(own)) {
+        barriers.insertBefore(&op);
+        pending.clear();
+      }
+      Accesses inner;
+      synchronize(range.getBody().front(), inner, barriers);
+      pending.merge(own);
       continue;
     }
     if (auto split = dyn_cast<WarpSpecializeOp>(&op)) {
       // The producer only makes bulk copies, which the pipeline
       // synchronizes; the consumers' statements are synchronized as usual.
-      synchronize(split.getConsumer().front(), pending, proxyFences);
+      synchronize(split.getConsumer().front(), pending, barriers);
       continue;
     }
     if (auto ifOp = dyn_cast<scf::IfOp>(&op);
         ifOp && !hasDivergentControl(ifOp)) {
       Accesses thenPending = pending, elsePending = pending;
       if (!ifOp.getThenRegion().empty())
-        synchronize(ifOp.getThenRegion().front(), thenPending, proxyFences);
+        synchronize(ifOp.getThenRegion().front(), thenPending, barriers);
       if (!ifOp.getElseRegion().empty())
-        synchronize(ifOp.getElseRegion().front(), elsePending, proxyFences);
+        synchronize(ifOp.getElseRegion().front(), elsePending, barriers);
       pending = thenPending;
       pending.merge(elsePending);
       continue;
     }
     if (pending.conflictsWith(own)) {
-      insertBarrierBefore(&op, proxyFences);
+      barriers.insertBefore(&op);
       pending.clear();
     }
     pending.merge(own);
@@ -211,14 +250,50 @@ struct InsertBarriersPass
     // wgmma reads shared memory through the async proxy.
     bool proxyFences =
         TargetAttr::lookup(getOperation()).has(TargetFeature::Wgmma);
-    getOperation().walk(
-        [&](KernelOp kernel) { insertBlockBarriers(kernel, proxyFences); });
+    WalkResult result = getOperation().walk([&](KernelOp kernel) {
+      return failed(insertBlockBarriers(kernel, proxyFences))
+                 ? WalkResult::interrupt()
+                 : WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      signalPassFailure();
   }
 };
 
 } // namespace
 
-void tilec::tile::insertBlockBarriers(KernelOp kernel, bool proxyFences) {
+LogicalResult tilec::tile::insertBlockBarriers(KernelOp kernel,
+                                               bool proxyFences) {
+  Barriers barriers;
+  barriers.proxyFences = proxyFences;
+  // Each range of threads takes a named barrier the kernel does not use
+  // otherwise, from the last one down.
+  llvm::SmallBitVector used(16);
+  used.set(0);
+  kernel.walk([&](NamedBarrierOp named) { used.set(named.getId()); });
+  int64_t next = 15;
+  WalkResult result = kernel.walk([&](ThreadRangeOp range) {
+    auto key = std::make_pair(range.getFirst(), range.getCount());
+    if (barriers.rangeIds.count(key))
+      return WalkResult::advance();
+    while (next > 0 && used.test(next))
+      --next;
+    if (next == 0) {
+      range.emitError() << "the kernel's ranges of threads need more named "
+                           "barriers than the 15 that T.sync_threads(id, "
+                           "count) leaves free";
+      return WalkResult::interrupt();
+    }
+    barriers.rangeIds[key] = next--;
+    return WalkResult::advance();
+  });
+  if (result.wasInterrupted())
+    return failure();
+  kernel.walk([&](ThreadRangeOp range) {
+    range.setBarrierId(
+        barriers.rangeIds.lookup({range.getFirst(), range.getCount()}));
+  });
   Accesses pending;
-  synchronize(kernel.getBody().front(), pending, proxyFences);
+  synchronize(kernel.getBody().front(), pending, barriers);
+  return success();
 }

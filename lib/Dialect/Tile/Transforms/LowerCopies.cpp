@@ -327,12 +327,15 @@ bool isReadIn(KernelOp kernel, Value tensor) {
 /// tile, as allocated, without a layout yet and used only by copies and
 /// element accesses (which follow any layout), to a region TMA can
 /// describe of a tensor nothing else in the kernel reads (the engine's
-/// writes are not ordered with the kernel's own reads).
+/// writes are not ordered with the kernel's own reads). A copy that part
+/// of the block makes (T.ws) stays the threads': the bulk copy is issued
+/// by the block's first thread.
 bool markBulkCopy(CopyOp copy) {
   auto alloc = copy.getSource().getDefiningOp<AllocSharedOp>();
   auto kernel = copy->getParentOfType<KernelOp>();
   auto destType = cast<MemRefType>(copy.getDest().getType());
   if (copy.getNoTma() || !alloc || !kernel || alloc.getLayoutAttr() ||
+      copy->getParentOfType<ThreadRangeOp>() ||
       !isInScope(destType, MemoryScope::Global) ||
       copy.getSourceExtents() != alloc.getType().getShape())
     return false;

@@ -569,8 +569,14 @@ FailureOr<SmallVector<Operation *>> LoopPipeliner::planWarpSpecialization() {
   if (!kernel || kernel.getThreads().size() != 1 ||
       kernel.getThreads()[0] % 128 != 0 || kernel.getThreads()[0] < 256)
     return failure();
-  // One split per kernel.
-  if (kernel.walk([](WarpSpecializeOp) { return WalkResult::interrupt(); })
+  // One split per kernel, and none where the kernel specializes its
+  // threads itself.
+  if (kernel
+          .walk([](Operation *op) {
+            return isa<WarpSpecializeOp, ThreadRangeOp>(op)
+                       ? WalkResult::interrupt()
+                       : WalkResult::advance();
+          })
           .wasInterrupted())
     return failure();
   SmallVector<Operation *> consumerOnly;
@@ -703,6 +709,16 @@ void LoopPipeliner::runWarpSpecialized(ArrayRef<Operation *> consumerOnly) {
   useStages(b, loc, current);
 }
 
+/// Whether `loop` runs on part of the block, or holds code that does: its
+/// stages would be the threads' of the range, which the pipeline's
+/// barriers and copies do not tell apart yet, so it runs as written.
+bool hasThreadRanges(PipelinedOp loop) {
+  return loop->getParentOfType<ThreadRangeOp>() ||
+         loop.getBody()
+             .walk([](ThreadRangeOp) { return WalkResult::interrupt(); })
+             .wasInterrupted();
+}
+
 struct PipelinePass : public tilec::tile::impl::TilePipelineBase<PipelinePass> {
   using TilePipelineBase::TilePipelineBase;
 
@@ -718,7 +734,7 @@ struct PipelinePass : public tilec::tile::impl::TilePipelineBase<PipelinePass> {
     getOperation().walk([&](PipelinedOp loop) {
       loop.removeOrderAttr();
       loop.removeStageAttr();
-      if (loop.getNumStages() >= 2)
+      if (loop.getNumStages() >= 2 && !hasThreadRanges(loop))
         loops.push_back(loop);
     });
     if (!asyncCopies && !registerStages)

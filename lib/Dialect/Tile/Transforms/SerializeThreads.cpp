@@ -59,11 +59,50 @@ bool holds(Operation *op, function_ref<bool(Operation *)> matches) {
 }
 
 /// Whether `op` is or holds what ends a stretch of thread-level code: a
-/// barrier or a block-wide statement.
+/// barrier, a block-wide statement, or code part of the block runs (whose
+/// stretches loop over its threads only).
 bool endsStretch(Operation *op) {
   return holds(op, [](Operation *inner) {
-    return isBarrier(inner) || isBlockWide(inner);
+    return isBarrier(inner) || isBlockWide(inner) || isa<ThreadRangeOp>(inner);
   });
+}
+
+/// Gives each range of threads that uses a fragment its own: on a GPU the
+/// threads of each hold their own registers, where one thread runs them
+/// all here.
+void splitRangeFragments(KernelOp kernel) {
+  SmallVector<AllocFragmentOp> fragments;
+  kernel.walk([&](AllocFragmentOp alloc) { fragments.push_back(alloc); });
+  for (AllocFragmentOp alloc : fragments) {
+    llvm::MapVector<std::pair<int64_t, int64_t>, SmallVector<OpOperand *>>
+        byRange;
+    for (OpOperand &use : alloc->getUses()) {
+      ThreadScope scope = threadScopeOf(use.getOwner());
+      byRange[{scope.first, scope.count}].push_back(&use);
+    }
+    for (auto &uses : llvm::drop_begin(llvm::make_second_range(byRange))) {
+      OpBuilder b(alloc);
+      Operation *copy = b.clone(*alloc);
+      for (OpOperand *use : uses)
+        use->set(copy->getResult(0));
+    }
+  }
+}
+
+/// Replaces each tile.thread_range of `kernel` by its body: once its
+/// thread-level code loops over its threads alone, what is left runs once
+/// for the block, as the range's threads together run it.
+void inlineThreadRanges(KernelOp kernel) {
+  splitRangeFragments(kernel);
+  SmallVector<ThreadRangeOp> ranges;
+  kernel.walk([&](ThreadRangeOp range) { ranges.push_back(range); });
+  for (ThreadRangeOp range : ranges) {
+    Block &body = range.getBody().front();
+    body.getTerminator()->erase();
+    range->getBlock()->getOperations().splice(range->getIterator(),
+                                              body.getOperations());
+    range.erase();
+  }
 }
 
 /// Moves `ops` (consecutive, in order) into an `scf.if` on `condition`
@@ -386,7 +425,10 @@ void KernelSerializer::wrap(ArrayRef<Operation *> stretch, Block &block,
   auto index = [&](int64_t v) {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
-  auto loop = scf::ForOp::create(b, loc, index(0), index(threads), index(1));
+  // The threads that run the stretch: the block's, or those of its T.ws.
+  ThreadScope scope = threadScopeOf(stretch.front());
+  auto loop = scf::ForOp::create(b, loc, index(scope.first),
+                                 index(scope.first + scope.count), index(1));
   Block *body = loop.getBody();
   for (Operation *op : stretch)
     op->moveBefore(body->getTerminator());
@@ -608,7 +650,8 @@ LogicalResult KernelSerializer::run() {
     loop.erase();
   }
   // The barriers the GPU would run, which end the stretches here.
-  insertBlockBarriers(kernel, /*proxyFences=*/false);
+  if (failed(insertBlockBarriers(kernel, /*proxyFences=*/false)))
+    return failure();
   // A variable's initial value is each thread's first store into it, made
   // where the thread's other statements run.
   kernel.walk([&](AllocVarOp var) {
@@ -638,9 +681,10 @@ LogicalResult KernelSerializer::run() {
   if (failed(distributeDivergentBranches(kernel)) ||
       failed(serialize(kernel.getBody().front())))
     return failure();
-  if (failed(connectLoops()))
+  if (failed(connectLoops()) || failed(expandLocals()))
     return failure();
-  return expandLocals();
+  inlineThreadRanges(kernel);
+  return success();
 }
 
 struct SerializeThreadsPass
@@ -656,8 +700,10 @@ struct SerializeThreadsPass
                                           : WalkResult::advance();
                              })
                              .wasInterrupted();
-      if (!threadLevel)
+      if (!threadLevel) {
+        inlineThreadRanges(kernel);
         return WalkResult::advance();
+      }
       KernelSerializer serializer(kernel, warpSize);
       return failed(serializer.run()) ? WalkResult::interrupt()
                                       : WalkResult::advance();

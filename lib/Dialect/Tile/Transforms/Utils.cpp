@@ -121,7 +121,7 @@ void tilec::tile::setSwizzledLayout(AllocSharedOp alloc, SwizzleAttr swizzle) {
 FailureOr<tilec::WarpPartition>
 tilec::tile::computeGemmWarpPartition(GemmOp gemm, int64_t atomN,
                                       StringRef unit, std::string &message) {
-  int64_t threads = gemm->getParentOfType<KernelOp>().getNumThreads();
+  int64_t threads = threadScopeOf(gemm).count;
   int64_t lanes = TargetAttr::lookup(gemm).getWarpSize();
   auto cType = cast<MemRefType>(gemm.getC().getType());
   FailureOr<WarpPartition> partition =
@@ -448,6 +448,14 @@ Value tilec::tile::Reduction::combine(OpBuilder &b, Location loc, Value lhs,
 bool tilec::tile::isThreadLevelOp(Operation *op) {
   return isa<gpu::ThreadIdOp, gpu::LaneIdOp, gpu::ShuffleOp, NamedBarrierOp,
              WarpBarrierOp>(op);
+}
+
+tilec::tile::ThreadScope tilec::tile::threadScopeOf(Operation *op) {
+  if (auto range = op->getParentOfType<ThreadRangeOp>())
+    return {range.getFirst(), range.getCount(), range};
+  auto kernel =
+      isa<KernelOp>(op) ? cast<KernelOp>(op) : op->getParentOfType<KernelOp>();
+  return {0, kernel ? kernel.getNumThreads() : 1, nullptr};
 }
 
 bool tilec::tile::hasDivergentControl(Operation *op) {

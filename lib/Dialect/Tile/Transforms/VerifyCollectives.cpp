@@ -19,10 +19,11 @@ using namespace tilec::tile;
 
 namespace {
 
-/// The innermost statement around `op`, inside its kernel, whose threads
-/// may take different paths; null if there is none.
+/// The innermost statement around `op`, inside its kernel or thread range,
+/// whose threads may take different paths; null if there is none.
 Operation *divergentAncestor(Operation *op) {
-  for (Operation *parent = op->getParentOp(); parent && !isa<KernelOp>(parent);
+  for (Operation *parent = op->getParentOp();
+       parent && !isa<KernelOp, ThreadRangeOp>(parent);
        parent = parent->getParentOp())
     if (hasDivergentControl(parent))
       return parent;
@@ -38,6 +39,13 @@ struct VerifyCollectivesPass
       bool isBarrier = isa<gpu::BarrierOp>(op);
       if (!isBarrier && !(collective && collective.isCollective()))
         return WalkResult::advance();
+      if (isBarrier && op->getParentOfType<ThreadRangeOp>()) {
+        op->emitError() << "T.sync_threads() waits for every thread of the "
+                           "block, which T.ws runs part of; "
+                           "T.sync_threads(id, count) synchronizes the "
+                           "threads of the T.ws";
+        return WalkResult::interrupt();
+      }
       Operation *divergent = divergentAncestor(op);
       if (!divergent)
         return WalkResult::advance();

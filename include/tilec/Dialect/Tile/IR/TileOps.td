@@ -73,7 +73,7 @@ def Tile_KernelOp : Tile_Op<"kernel", [
 def Tile_YieldOp : Tile_Op<"yield", [
     Pure, ReturnLike, Terminator,
     ParentOneOf<["KernelOp", "ParallelOp", "PipelinedOp", "SerialOp",
-                 "UnrollOp", "WarpSpecializeOp"]>]> {
+                 "ThreadRangeOp", "UnrollOp", "WarpSpecializeOp"]>]> {
   let summary = "Ends the body of a kernel or a loop";
   let assemblyFormat = "attr-dict";
 }
@@ -568,6 +568,41 @@ def Tile_WarpSpecializeOp : Tile_Op<"warp_specialize", [
 //===----------------------------------------------------------------------===//
 // Annotations
 //===----------------------------------------------------------------------===//
+
+def Tile_ThreadRangeOp : Tile_Op<"thread_range", [
+    Tile_InKernel,
+    Tile_CollectiveOpInterface,
+    RecursiveMemoryEffects,
+    SingleBlockImplicitTerminator<"YieldOp">]> {
+  let summary = "Code that a range of the block's threads runs (T.ws)";
+  let description = [{
+    The threads of the block whose linear index is in `[first, first +
+    count)` run the body; the others skip it. The tile operations in the
+    body spread their work over those threads, as over the block's outside
+    it: their layouts are over `count` threads, numbered from `first`, and
+    the barriers the body needs synchronize those threads only. Whole warps
+    take part. A fragment belongs to the threads of one size of range: the
+    threads of each range hold their own registers, so `T.ws(0)` and
+    `T.ws(1)` each have a copy of a fragment both use. `barrier_id`, which
+    `tile-insert-barriers` chooses, is the named barrier the range's
+    threads synchronize with.
+
+    ```mlir
+    tile.thread_range 128, 128 {
+      tile.copy %A[%m, %k] [128, 64] to %a_s : memref<256x256xf16>, memref<128x64xf16, #tile.shared>
+    }
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I64Attr, [IntMinValue<0>]>:$first,
+                   ConfinedAttr<I64Attr, [IntPositive]>:$count,
+                   OptionalAttr<ConfinedAttr<I64Attr, [IntMinValue<1>,
+                                                       IntMaxValue<15>]>>:$barrier_id);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "$first `,` $count $body attr-dict";
+  let hasVerifier = 1;
+  let skipDefaultBuilders = 1;
+  let builders = [OpBuilder<(ins "int64_t":$first, "int64_t":$count)>];
+}
 
 def Tile_UseSwizzleOp : Tile_Op<"use_swizzle", [HasParent<"KernelOp">]> {
   let summary = "Rasterizes thread blocks in panels for L2 reuse "

@@ -51,6 +51,15 @@ bool isThreadLevelOp(mlir::Operation *op);
 /// under which it is).
 bool variesAcrossThreads(mlir::Value value);
 
+/// The threads that run `op` together: those of its innermost
+/// tile.thread_range (`range`), or the block's (`range` null).
+struct ThreadScope {
+  int64_t first = 0;
+  int64_t count = 0;
+  ThreadRangeOp range;
+};
+ThreadScope threadScopeOf(mlir::Operation *op);
+
 /// Whether the threads of a block may take different paths through `op`:
 /// an `if` on a condition, or a loop on bounds, that differs between them
 /// (`if tx == 0:`).
@@ -59,7 +68,7 @@ bool hasDivergentControl(mlir::Operation *op);
 /// Inserts the barriers that `kernel`'s shared-memory accesses need
 /// (tile-insert-barriers), with async-proxy fences before gemms when
 /// `proxyFences`.
-void insertBlockBarriers(KernelOp kernel, bool proxyFences);
+mlir::LogicalResult insertBlockBarriers(KernelOp kernel, bool proxyFences);
 
 /// The constant zero of a scalar type.
 mlir::Value createZero(mlir::OpBuilder &builder, mlir::Location loc,
