@@ -1082,25 +1082,26 @@ void ThreadRangeOp::build(OpBuilder &builder, OperationState &state,
 LogicalResult ThreadRangeOp::verify() {
   // A range lies within the threads that reach it: its enclosing range's,
   // or the block's.
+  int64_t first = static_cast<int64_t>(getFirst());
+  int64_t count = static_cast<int64_t>(getCount());
   int64_t outerFirst = 0, outerCount = 0;
   if (auto outer = (*this)->getParentOfType<ThreadRangeOp>()) {
-    outerFirst = outer.getFirst();
-    outerCount = outer.getCount();
+    outerFirst = static_cast<int64_t>(outer.getFirst());
+    outerCount = static_cast<int64_t>(outer.getCount());
   } else if (auto kernel = (*this)->getParentOfType<KernelOp>()) {
     outerCount = kernel.getNumThreads();
   } else {
     return success();
   }
-  if (getFirst() < outerFirst ||
-      getFirst() + getCount() > outerFirst + outerCount)
-    return emitOpError() << "runs threads " << getFirst() << " to "
-                         << getFirst() + getCount() - 1 << ", outside the "
-                         << outerFirst << " to " << outerFirst + outerCount - 1
+  if (first < outerFirst || first + count > outerFirst + outerCount)
+    return emitOpError() << "runs threads " << first << " to "
+                         << first + count - 1 << ", outside the " << outerFirst
+                         << " to " << outerFirst + outerCount - 1
                          << " that reach it";
   int64_t warp = TargetAttr::lookup(*this).getWarpSize();
-  if (getFirst() % warp != 0 || getCount() % warp != 0)
-    return emitOpError() << "runs threads " << getFirst() << " to "
-                         << getFirst() + getCount() - 1
+  if (first % warp != 0 || count % warp != 0)
+    return emitOpError() << "runs threads " << first << " to "
+                         << first + count - 1
                          << ", which are not whole warps of " << warp;
   return success();
 }

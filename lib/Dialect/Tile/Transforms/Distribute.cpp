@@ -882,14 +882,15 @@ void KernelDistributor::lowerThreadRanges() {
   for (ThreadRangeOp range : ranges) {
     OpBuilder b(range);
     Location loc = range.getLoc();
+    ThreadScope scope = threadScopeOf(range);
     auto constant = [&](int64_t value) {
       return arith::ConstantIndexOp::create(b, loc, value);
     };
     // One unsigned compare: tid - first < count.
     Value offset =
-        arith::SubIOp::create(b, loc, blockTid, constant(range.getFirst()));
+        arith::SubIOp::create(b, loc, blockTid, constant(scope.first));
     Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                         offset, constant(range.getCount()));
+                                         offset, constant(scope.count));
     auto ifOp = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
     Block &then = ifOp.getThenRegion().front();
     Block &body = range.getBody().front();

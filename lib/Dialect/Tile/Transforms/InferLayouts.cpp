@@ -819,7 +819,9 @@ struct InferLayoutsPass
     // The code of each size of thread range is laid out on its own: the
     // block's, and that of T.ws ranges.
     std::set<int64_t> counts{kernel.getNumThreads()};
-    kernel.walk([&](ThreadRangeOp range) { counts.insert(range.getCount()); });
+    kernel.walk([&](ThreadRangeOp range) {
+      counts.insert(static_cast<int64_t>(range.getCount()));
+    });
     for (int64_t threads : counts) {
       while (true) {
         DenseMap<Operation *, int64_t> owners;

@@ -166,7 +166,8 @@ struct Barriers {
     if (isa<gpu::BarrierOp>(op))
       return true;
     auto named = dyn_cast<NamedBarrierOp>(op);
-    return named && named.getCount() == threadScopeOf(op).count;
+    return named &&
+           static_cast<int64_t>(named.getCount()) == threadScopeOf(op).count;
   }
 };
 
@@ -273,7 +274,8 @@ LogicalResult tilec::tile::insertBlockBarriers(KernelOp kernel,
   kernel.walk([&](NamedBarrierOp named) { used.set(named.getId()); });
   int64_t next = 15;
   WalkResult result = kernel.walk([&](ThreadRangeOp range) {
-    auto key = std::make_pair(range.getFirst(), range.getCount());
+    ThreadScope own = threadScopeOf(range);
+    std::pair<int64_t, int64_t> key{own.first, own.count};
     if (barriers.rangeIds.count(key))
       return WalkResult::advance();
     while (next > 0 && used.test(next))
@@ -290,8 +292,8 @@ LogicalResult tilec::tile::insertBlockBarriers(KernelOp kernel,
   if (result.wasInterrupted())
     return failure();
   kernel.walk([&](ThreadRangeOp range) {
-    range.setBarrierId(
-        barriers.rangeIds.lookup({range.getFirst(), range.getCount()}));
+    ThreadScope own = threadScopeOf(range);
+    range.setBarrierId(barriers.rangeIds.lookup({own.first, own.count}));
   });
   Accesses pending;
   synchronize(kernel.getBody().front(), pending, barriers);

@@ -450,9 +450,14 @@ bool tilec::tile::isThreadLevelOp(Operation *op) {
              WarpBarrierOp>(op);
 }
 
+tilec::tile::ThreadScope tilec::tile::threadScopeOf(ThreadRangeOp range) {
+  return {static_cast<int64_t>(range.getFirst()),
+          static_cast<int64_t>(range.getCount()), range};
+}
+
 tilec::tile::ThreadScope tilec::tile::threadScopeOf(Operation *op) {
   if (auto range = op->getParentOfType<ThreadRangeOp>())
-    return {range.getFirst(), range.getCount(), range};
+    return threadScopeOf(range);
   auto kernel =
       isa<KernelOp>(op) ? cast<KernelOp>(op) : op->getParentOfType<KernelOp>();
   return {0, kernel ? kernel.getNumThreads() : 1, nullptr};

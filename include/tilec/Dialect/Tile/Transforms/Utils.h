@@ -59,6 +59,8 @@ struct ThreadScope {
   ThreadRangeOp range;
 };
 ThreadScope threadScopeOf(mlir::Operation *op);
+/// The threads that run the body of `range`.
+ThreadScope threadScopeOf(ThreadRangeOp range);
 
 /// Whether the threads of a block may take different paths through `op`:
 /// an `if` on a condition, or a loop on bounds, that differs between them
