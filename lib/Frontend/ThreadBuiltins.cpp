@@ -180,6 +180,14 @@ static Ref getWarpGroupIdx(Evaluator &eval, const CallArgs &call) {
   return threadPart(eval, call.loc, *warp * *warps, std::nullopt);
 }
 
+/// The number of threads of the enclosing T.Kernel's block.
+static int64_t blockThreadCount(Evaluator &eval) {
+  int64_t threads = 1;
+  for (int64_t extent : eval.kernelThreads())
+    threads *= extent;
+  return threads;
+}
+
 /// Fails with a message unless outside T.Parallel: a barrier is the
 /// threads', which a parallel loop's elements are not.
 static bool outsideParallel(Evaluator &eval, SMLoc loc, StringRef what) {
@@ -200,9 +208,7 @@ static Ref syncThreads(Evaluator &eval, const CallArgs &call) {
   if (!args || !eval.requireKernel(call.loc, "T.sync_threads") ||
       !outsideParallel(eval, call.loc, "T.sync_threads"))
     return poison();
-  int64_t threads = 1;
-  for (int64_t extent : eval.kernelThreads())
-    threads *= extent;
+  int64_t threads = blockThreadCount(eval);
   int64_t id = 0, count = threads;
   if (args->has(0)) {
     std::optional<int64_t> value =
@@ -280,9 +286,7 @@ static Ref warpGroups(Evaluator &eval, const CallArgs &call) {
                                 "groups");
   // TileLang's warp groups are Hopper's: four warps of 32.
   constexpr int64_t kGroup = 128;
-  int64_t threads = 1;
-  for (int64_t extent : eval.kernelThreads())
-    threads *= extent;
+  int64_t threads = blockThreadCount(eval);
   std::vector<int64_t> groups;
   for (auto [arg, loc] : llvm::zip(call.args, call.argLocs)) {
     std::optional<int64_t> group =

@@ -100,8 +100,6 @@ private:
   /// Makes the threads that run `op` the ones the distribution is for:
   /// their number, and each one's index among them.
   void enterScope(Operation *op);
-  /// A barrier among the threads of the current scope.
-  void emitScopeBarrier(OpBuilder &b, Location loc);
   /// Rewrites each tile.thread_range as an `if` on the thread index.
   void lowerThreadRanges();
 
@@ -115,14 +113,16 @@ private:
   DenseMap<Operation *, Value> rangeTids;
   DenseMap<Value, Value> registers;
   SlotFinder slotFinder;
-  /// The shared buffers the cross-warp reductions exchange partials in,
-  /// and the range of threads of each (ranges run at once, so each has its
-  /// own).
-  SmallVector<AllocSharedOp> reductionScratch;
-  DenseMap<Operation *, std::pair<int64_t, int64_t>> scratchScopes;
-  /// Gives the reductions of each element type one scratch buffer, as
-  /// large as the largest of theirs: each reduction's use of it lies
-  /// between block barriers of its own, so none overlaps another's.
+  /// The shared buffers the cross-warp reductions exchange partials in, by
+  /// element type and the first thread and count of the threads that run
+  /// them (ranges run at once, so each has its own).
+  llvm::MapVector<std::tuple<Type, int64_t, int64_t>,
+                  SmallVector<AllocSharedOp>>
+      reductionScratch;
+  /// Gives the reductions of each element type and range of threads one
+  /// scratch buffer, as large as the largest of theirs: each reduction's
+  /// use of it lies between barriers of those threads, so none overlaps
+  /// another's.
   void shareReductionScratch();
 };
 
@@ -605,8 +605,8 @@ LogicalResult KernelDistributor::distributeReduce(ReduceOp reduce) {
     auto scratch =
         AllocSharedOp::create(allocBuilder, loc, TypeRange{scratchType},
                               ValueRange{}, ArrayRef<NamedAttribute>{});
-    reductionScratch.push_back(scratch);
-    scratchScopes[scratch] = {scope.first, scope.count};
+    reductionScratch[{reduction.type, scope.first, scope.count}].push_back(
+        scratch);
     Value warpSize = arith::ConstantIndexOp::create(b, loc, lanes);
     Value lane = arith::RemUIOp::create(b, loc, tid, warpSize);
     Value warp = arith::DivUIOp::create(b, loc, tid, warpSize);
@@ -616,11 +616,11 @@ LogicalResult KernelDistributor::distributeReduce(ReduceOp reduce) {
       return arith::AddIOp::create(b, loc, base,
                                    arith::AddIOp::create(b, loc, offset, lane));
     };
-    emitScopeBarrier(b, loc);
+    createScopeBarrier(b, loc, scope);
     for (auto [i, acc] : llvm::enumerate(partials))
       memref::StoreOp::create(b, loc, acc, scratch,
                               ValueRange{slotIndex(i, warp)});
-    emitScopeBarrier(b, loc);
+    createScopeBarrier(b, loc, scope);
     for (auto [i, step] : llvm::enumerate(steps)) {
       SmallVector<int64_t> warpMasks;
       for (int64_t mask : step.masks)
@@ -654,7 +654,7 @@ LogicalResult KernelDistributor::distributeReduce(ReduceOp reduce) {
             combo == 0 ? value : reduction.combine(b, loc, partials[i], value);
       }
     }
-    emitScopeBarrier(b, loc);
+    createScopeBarrier(b, loc, scope);
   }
 
   for (auto [step, acc] : llvm::zip(steps, partials)) {
@@ -822,14 +822,8 @@ LogicalResult KernelDistributor::distributeGemm(GemmOp gemm) {
 }
 
 void KernelDistributor::shareReductionScratch() {
-  using Key = std::tuple<Type, int64_t, int64_t>;
-  llvm::MapVector<Key, SmallVector<AllocSharedOp>> byType;
-  for (AllocSharedOp scratch : reductionScratch) {
-    auto [first, count] = scratchScopes.lookup(scratch);
-    byType[Key{scratch.getType().getElementType(), first, count}].push_back(
-        scratch);
-  }
-  for (auto &[key, scratches] : byType) {
+  for (SmallVector<AllocSharedOp> &scratches :
+       llvm::make_second_range(reductionScratch)) {
     if (scratches.size() < 2)
       continue;
     AllocSharedOp largest =
@@ -866,14 +860,6 @@ void KernelDistributor::enterScope(Operation *op) {
         b, loc, blockTid, arith::ConstantIndexOp::create(b, loc, scope.first));
   }
   tid = rangeTid;
-}
-
-void KernelDistributor::emitScopeBarrier(OpBuilder &b, Location loc) {
-  if (!scope.range) {
-    gpu::BarrierOp::create(b, loc);
-    return;
-  }
-  NamedBarrierOp::create(b, loc, *scope.range.getBarrierId(), scope.count);
 }
 
 void KernelDistributor::lowerThreadRanges() {

@@ -136,51 +136,35 @@ bool readsThroughAsyncProxy(Operation *op, bool gemmsAreAsync) {
       .wasInterrupted();
 }
 
-/// How the threads that run a statement together synchronize: the block
-/// with its barrier, the threads of a tile.thread_range with a named
-/// barrier of their own, so that ranges that run at once never share one.
-struct Barriers {
-  bool proxyFences = false;
-  /// The named barrier of each range of threads, by first thread and count.
-  DenseMap<std::pair<int64_t, int64_t>, int64_t> rangeIds;
+/// Inserts a barrier before `op` among the threads that run it (the
+/// block's, or the named barrier of its tile.thread_range), preceded by an
+/// async-proxy fence when `op` reads shared memory through the async proxy.
+void insertBarrierBefore(Operation *op, bool proxyFences) {
+  OpBuilder b(op);
+  if (readsThroughAsyncProxy(op, proxyFences))
+    FenceAsyncSharedOp::create(b, op->getLoc());
+  createScopeBarrier(b, op->getLoc(), threadScopeOf(op));
+}
 
-  /// Inserts a barrier before `op` among the threads that run it, preceded
-  /// by an async-proxy fence when `op` reads shared memory through the
-  /// async proxy.
-  void insertBefore(Operation *op) const {
-    OpBuilder b(op);
-    if (readsThroughAsyncProxy(op, proxyFences))
-      FenceAsyncSharedOp::create(b, op->getLoc());
-    ThreadScope scope = threadScopeOf(op);
-    if (!scope.range) {
-      gpu::BarrierOp::create(b, op->getLoc());
-      return;
-    }
-    NamedBarrierOp::create(b, op->getLoc(),
-                           rangeIds.lookup({scope.first, scope.count}),
-                           scope.count);
-  }
-
-  /// Whether `op` is a barrier of all the threads that run it.
-  static bool isFullBarrier(Operation *op) {
-    if (isa<gpu::BarrierOp>(op))
-      return true;
-    auto named = dyn_cast<NamedBarrierOp>(op);
-    return named &&
-           static_cast<int64_t>(named.getCount()) == threadScopeOf(op).count;
-  }
-};
+/// Whether `op` is a barrier of all the threads that run it.
+bool isFullBarrier(Operation *op) {
+  if (isa<gpu::BarrierOp>(op))
+    return true;
+  auto named = dyn_cast<NamedBarrierOp>(op);
+  return named &&
+         static_cast<int64_t>(named.getCount()) == threadScopeOf(op).count;
+}
 
 /// Processes the statements of `block` with `pending` accesses since the
 /// last barrier, inserting barriers; leaves in `pending` what is unsynced
 /// at the end. A barrier before a bulk copy, or with `proxyFences` before a
 /// gemm, is preceded by an async-proxy fence, which orders each thread's
 /// ordinary shared-memory writes before the async proxy's reads.
-void synchronize(Block &block, Accesses &pending, const Barriers &barriers) {
+void synchronize(Block &block, Accesses &pending, bool proxyFences) {
   for (Operation &op : llvm::make_early_inc_range(block)) {
     if (op.hasTrait<mlir::OpTrait::IsTerminator>())
       continue;
-    if (Barriers::isFullBarrier(&op)) {
+    if (isFullBarrier(&op)) {
       pending.clear();
       continue;
     }
@@ -192,7 +176,7 @@ void synchronize(Block &block, Accesses &pending, const Barriers &barriers) {
       // than at every iteration (FlashAttention's Q tile, written once and
       // read by every iteration's gemm).
       if (pending.conflictsWith(own)) {
-        barriers.insertBefore(&op);
+        insertBarrierBefore(&op, proxyFences);
         pending.clear();
       }
       // An iteration starts with what the previous iteration left. A while
@@ -201,7 +185,7 @@ void synchronize(Block &block, Accesses &pending, const Barriers &barriers) {
       inner.merge(own);
       for (Region &region : op.getRegions())
         if (!region.empty())
-          synchronize(region.front(), inner, barriers);
+          synchronize(region.front(), inner, proxyFences);
       pending.merge(inner);
       continue;
     }
@@ -210,33 +194,33 @@ void synchronize(Block &block, Accesses &pending, const Barriers &barriers) {
       // accesses is not synchronized with the other threads until a
       // barrier of them all.
       if (pending.conflictsWith(own)) {
-        barriers.insertBefore(&op);
+        insertBarrierBefore(&op, proxyFences);
         pending.clear();
       }
       Accesses inner;
-      synchronize(range.getBody().front(), inner, barriers);
+      synchronize(range.getBody().front(), inner, proxyFences);
       pending.merge(own);
       continue;
     }
     if (auto split = dyn_cast<WarpSpecializeOp>(&op)) {
       // The producer only makes bulk copies, which the pipeline
       // synchronizes; the consumers' statements are synchronized as usual.
-      synchronize(split.getConsumer().front(), pending, barriers);
+      synchronize(split.getConsumer().front(), pending, proxyFences);
       continue;
     }
     if (auto ifOp = dyn_cast<scf::IfOp>(&op);
         ifOp && !hasDivergentControl(ifOp)) {
       Accesses thenPending = pending, elsePending = pending;
       if (!ifOp.getThenRegion().empty())
-        synchronize(ifOp.getThenRegion().front(), thenPending, barriers);
+        synchronize(ifOp.getThenRegion().front(), thenPending, proxyFences);
       if (!ifOp.getElseRegion().empty())
-        synchronize(ifOp.getElseRegion().front(), elsePending, barriers);
+        synchronize(ifOp.getElseRegion().front(), elsePending, proxyFences);
       pending = thenPending;
       pending.merge(elsePending);
       continue;
     }
     if (pending.conflictsWith(own)) {
-      barriers.insertBefore(&op);
+      insertBarrierBefore(&op, proxyFences);
       pending.clear();
     }
     pending.merge(own);
@@ -265,37 +249,34 @@ struct InsertBarriersPass
 
 LogicalResult tilec::tile::insertBlockBarriers(KernelOp kernel,
                                                bool proxyFences) {
-  Barriers barriers;
-  barriers.proxyFences = proxyFences;
   // Each range of threads takes a named barrier the kernel does not use
-  // otherwise, from the last one down.
+  // otherwise, from the last one down, so that ranges that run at once
+  // never share one.
   llvm::SmallBitVector used(16);
   used.set(0);
   kernel.walk([&](NamedBarrierOp named) { used.set(named.getId()); });
+  DenseMap<std::pair<int64_t, int64_t>, int64_t> ids;
   int64_t next = 15;
   WalkResult result = kernel.walk([&](ThreadRangeOp range) {
     ThreadScope own = threadScopeOf(range);
-    std::pair<int64_t, int64_t> key{own.first, own.count};
-    if (barriers.rangeIds.count(key))
-      return WalkResult::advance();
-    while (next > 0 && used.test(next))
-      --next;
-    if (next == 0) {
-      range.emitError() << "the kernel's ranges of threads need more named "
-                           "barriers than the 15 that T.sync_threads(id, "
-                           "count) leaves free";
-      return WalkResult::interrupt();
+    int64_t &id = ids[{own.first, own.count}];
+    if (!id) {
+      while (next > 0 && used.test(next))
+        --next;
+      if (next == 0) {
+        range.emitError() << "the kernel's ranges of threads need more named "
+                             "barriers than the 15 that T.sync_threads(id, "
+                             "count) leaves free";
+        return WalkResult::interrupt();
+      }
+      id = next--;
     }
-    barriers.rangeIds[key] = next--;
+    range.setBarrierId(id);
     return WalkResult::advance();
   });
   if (result.wasInterrupted())
     return failure();
-  kernel.walk([&](ThreadRangeOp range) {
-    ThreadScope own = threadScopeOf(range);
-    range.setBarrierId(barriers.rangeIds.lookup({own.first, own.count}));
-  });
   Accesses pending;
-  synchronize(kernel.getBody().front(), pending, barriers);
+  synchronize(kernel.getBody().front(), pending, proxyFences);
   return success();
 }

@@ -463,6 +463,16 @@ tilec::tile::ThreadScope tilec::tile::threadScopeOf(Operation *op) {
   return {0, kernel ? kernel.getNumThreads() : 1, nullptr};
 }
 
+void tilec::tile::createScopeBarrier(OpBuilder &builder, Location loc,
+                                     const ThreadScope &scope) {
+  if (!scope.range) {
+    gpu::BarrierOp::create(builder, loc);
+    return;
+  }
+  ThreadRangeOp range = scope.range;
+  NamedBarrierOp::create(builder, loc, *range.getBarrierId(), scope.count);
+}
+
 bool tilec::tile::hasDivergentControl(Operation *op) {
   if (auto ifOp = dyn_cast<scf::IfOp>(op))
     return variesAcrossThreads(ifOp.getCondition());

@@ -61,6 +61,11 @@ struct ThreadScope {
 ThreadScope threadScopeOf(mlir::Operation *op);
 /// The threads that run the body of `range`.
 ThreadScope threadScopeOf(ThreadRangeOp range);
+/// A barrier among the threads of `scope`: the block's, or the named
+/// barrier of its range (its `barrier_id`, which tile-insert-barriers
+/// sets).
+void createScopeBarrier(mlir::OpBuilder &builder, mlir::Location loc,
+                        const ThreadScope &scope);
 
 /// Whether the threads of a block may take different paths through `op`:
 /// an `if` on a condition, or a loop on bounds, that differs between them
